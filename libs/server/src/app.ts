@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import cors from 'cors';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import type { Redis } from 'ioredis';
+import { pinoHttp } from 'pino-http';
+import {
+  commonProblems,
+  notFoundHandler,
+  ProblemError,
+  problemErrorHandler,
+  sendProblem,
+  validateRequest,
+  type ProblemDef,
+} from '@nrp/validation';
+import type { Logger } from './logger';
+import { createHttpMetrics } from './metrics';
+import { buildOpenApi } from './openapi';
+import { createRateLimiter } from './rate-limit';
+import type { RouteDefinition } from './route';
+import { docsRouter } from './docs';
+
+export type ReadinessCheck = () => Promise<unknown>;
+
+export interface AppOptions {
+  service: string;
+  version: string;
+  /** Markdown for the OpenAPI `info.description`: what the service does and the choices it made. */
+  description: string;
+  logger: Logger;
+  routes: RouteDefinition[];
+  /** The service's own problems, for the catalogue at `/docs/errors` and the OpenAPI document. */
+  problems?: ProblemDef[];
+  /** Dependencies `/ready` checks, by name. */
+  readiness?: Record<string, ReadinessCheck>;
+  corsOrigins: string[];
+  trustProxy: boolean | number | string;
+  rateLimitPerMinute: number;
+  redis?: Redis;
+  /** JSON body limit; default 100kb. */
+  jsonLimit?: string;
+  readinessTimeoutMs?: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function asyncHandler(route: RouteDefinition) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const input = res.locals.input as Parameters<RouteDefinition['handler']>[0];
+      const result = await route.handler(input, req, res);
+      if (result !== undefined && !res.headersSent) res.json(result);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** The Express app every service runs: shared endpoints, middleware and error handling around its routes. */
+export function createApp(options: AppOptions): Express {
+  const { service, version, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy);
+  app.set('query parser', 'simple');
+
+  const metrics = createHttpMetrics(service);
+  const problems = [...Object.values(commonProblems), ...(options.problems ?? [])];
+  const openApi = buildOpenApi(
+    { title: service, version, description: options.description },
+    options.routes,
+    problems,
+  );
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      // Quiet by default: successful requests log at debug, client errors at warn, server errors at error.
+      customLogLevel: (_req, res, err) => {
+        if (err || res.statusCode >= 500) return 'error';
+        if (res.statusCode >= 400) return 'warn';
+        return 'debug';
+      },
+    }),
+  );
+  app.use(metrics.middleware);
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } },
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  const allowAll = options.corsOrigins.includes('*');
+  app.use(cors({ origin: allowAll ? '*' : options.corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }));
+
+  app.get('/', (_req, res) => {
+    res.json({ service, version, docs: '/docs' });
+  });
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/ready', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    let ready = true;
+    await Promise.all(
+      Object.entries(options.readiness ?? {}).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), options.readinessTimeoutMs ?? 3000, name);
+          checks[name] = 'ok';
+        } catch (err) {
+          ready = false;
+          checks[name] = err instanceof Error ? err.message : 'failed';
+        }
+      }),
+    );
+    if (ready) {
+      res.json({ status: 'ok', checks });
+      return;
+    }
+    sendProblem(
+      res,
+      new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'A dependency is not reachable.', {
+        extensions: { checks },
+      }),
+    );
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use('/docs', docsRouter(`${service} API`, problems));
+
+  app.use(
+    createRateLimiter(
+      service,
+      { name: 'global', windowMs: 60_000, limit: options.rateLimitPerMinute },
+      options.redis,
+    ),
+  );
+  app.use(express.json({ limit: options.jsonLimit ?? '100kb' }));
+
+  for (const route of options.routes) {
+    const chain = [
+      ...(route.rateLimit ? [createRateLimiter(service, route.rateLimit, options.redis)] : []),
+      ...(route.before ?? []),
+      validateRequest({ params: route.params, query: route.query, body: route.body }),
+      asyncHandler(route),
+    ];
+    app[route.method](route.path, ...chain);
+  }
+
+  app.use(notFoundHandler);
+  app.use(problemErrorHandler(logger));
+  return app;
+}

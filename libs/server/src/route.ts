@@ -1,0 +1,66 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { z } from 'zod';
+import type { ProblemDef } from '@nrp/validation';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json when a schema is given. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RateLimitSpec {
+  /** Unique per service: it names the Redis key prefix. */
+  name: string;
+  windowMs: number;
+  limit: number;
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+/**
+ * One route: its schemas validate the request, type the handler and generate the OpenAPI document.
+ * A handler that returns a value answers 200 with it as JSON; one that returns nothing answers itself on `res`.
+ */
+export interface RouteDefinition<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: HttpMethod;
+  /** Express path syntax: `/ens/v2/profile/:name`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documents the body media type; `multipart/form-data` routes parse their body in `before`. */
+  bodyContentType?: 'application/json' | 'multipart/form-data';
+  responses: Record<number, ResponseSpec>;
+  /** Problems this route can answer, for the OpenAPI document. */
+  problems?: ProblemDef[];
+  rateLimit?: RateLimitSpec;
+  /** Middleware that runs before validation, e.g. a multipart parser. */
+  before?: RequestHandler[];
+  handler: (input: RouteInput<P, Q, B>, req: Request, res: Response) => unknown;
+}
+
+/** Identity function that infers a route's types from its schemas. */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDefinition<P, Q, B>): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}

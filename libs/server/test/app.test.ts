@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { z } from 'zod';
+import { commonProblems, defineProblems, ensName, ethAddress, ProblemError, queryBoolean } from '@nrp/validation';
+import { createApp, createLogger, defineRoute, type AppOptions } from '../src';
+
+const problems = defineProblems({
+  WIDGET_GONE: { status: 410, title: 'Widget gone', hint: 'It expired.' },
+});
+
+const routes = [
+  defineRoute({
+    method: 'get',
+    path: '/widgets/:name',
+    summary: 'Read a widget',
+    params: z.object({ name: ensName({ min: 3, max: 50 }) }),
+    query: z.object({ fresh: queryBoolean.optional(), owner: ethAddress.optional() }),
+    responses: { 200: { description: 'The widget', schema: z.object({ name: z.string() }) } },
+    problems: [problems.WIDGET_GONE],
+    handler: ({ params, query }) => {
+      if (params.name === 'gone.eth') throw new ProblemError(problems.WIDGET_GONE, 'gone.eth expired.');
+      return { name: params.name, fresh: query.fresh ?? false, owner: query.owner ?? null };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/widgets',
+    summary: 'Create a widget',
+    body: z.object({ label: z.string().min(1).max(10), size: z.number().int().positive() }),
+    responses: { 201: { description: 'Created' } },
+    rateLimit: { name: 'create', windowMs: 60_000, limit: 3 },
+    handler: ({ body }, _req, res) => {
+      res.status(201).json(body);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/boom',
+    summary: 'Fails',
+    responses: { 200: { description: 'never' } },
+    handler: () => {
+      throw new Error('secret internal detail');
+    },
+  }),
+];
+
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+afterAll(async () => {
+  await redis?.quit();
+});
+
+function app(overrides: Partial<AppOptions> = {}) {
+  return createApp({
+    service: `test-svc-${randomUUID()}`,
+    version: '1.2.3',
+    description: 'A test service.',
+    logger: createLogger('test', 'silent'),
+    routes,
+    problems: Object.values(problems),
+    corsOrigins: ['https://app.example'],
+    trustProxy: false,
+    rateLimitPerMinute: 1000,
+    redis,
+    ...overrides,
+  });
+}
+
+describe('shared endpoints', () => {
+  const server = app();
+
+  it('GET / names the service, version and docs', async () => {
+    const res = await request(server).get('/').expect(200);
+    expect(res.body).toEqual({ service: expect.stringMatching(/^test-svc-/), version: '1.2.3', docs: '/docs' });
+  });
+
+  it('GET /health is ok', async () => {
+    await request(server).get('/health').expect(200, { status: 'ok' });
+  });
+
+  it('GET /ready reports each dependency, 503 when one fails', async () => {
+    const ok = app({ readiness: { db: async () => undefined } });
+    expect((await request(ok).get('/ready').expect(200)).body).toEqual({ status: 'ok', checks: { db: 'ok' } });
+    const down = app({
+      readiness: { db: async () => undefined, rpc: async () => Promise.reject(new Error('connect ECONNREFUSED')) },
+      readinessTimeoutMs: 500,
+    });
+    const res = await request(down).get('/ready').expect(503);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', checks: { db: 'ok', rpc: 'connect ECONNREFUSED' } });
+  });
+
+  it('GET /ready fails a check that hangs', async () => {
+    const hanging = app({ readiness: { rpc: () => new Promise(() => undefined) }, readinessTimeoutMs: 100 });
+    const res = await request(hanging).get('/ready').expect(503);
+    expect(res.body.checks.rpc).toMatch(/did not answer/);
+  });
+
+  it('GET /metrics exposes request duration histograms by route', async () => {
+    await request(server).get('/widgets/demo.eth').expect(200);
+    const res = await request(server).get('/metrics').expect(200);
+    expect(res.text).toContain('http_request_duration_seconds_bucket');
+    expect(res.text).toMatch(/route="\/widgets\/:name",status_code="200"/);
+  });
+
+  it('GET /openapi.json documents routes, parameters and problems', async () => {
+    const res = await request(server).get('/openapi.json').expect(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const op = res.body.paths['/widgets/{name}'].get;
+    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:name',
+      'query:fresh',
+      'query:owner',
+    ]);
+    expect(op.responses['410'].description).toContain('WIDGET_GONE');
+    expect(res.body.paths['/widgets'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'label',
+      'size',
+    ]);
+    expect(res.body.paths['/widgets'].post.responses['429']).toBeDefined();
+  });
+
+  it('GET /docs serves Swagger UI from the package, and the error catalogue', async () => {
+    await request(server).get('/docs').expect(301);
+    const page = await request(server).get('/docs/').expect(200);
+    expect(page.text).toContain('swagger-ui-bundle.js');
+    await request(server).get('/docs/swagger-ui-bundle.js').expect(200);
+    const errors = await request(server).get('/docs/errors').expect(200);
+    expect(errors.body.problems).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'WIDGET_GONE', status: 410 })]),
+    );
+  });
+
+  it('echoes a valid x-request-id and generates one otherwise', async () => {
+    const res = await request(server).get('/health').set('x-request-id', 'abc-123').expect(200);
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const generated = await request(server).get('/health').set('x-request-id', 'bad id!').expect(200);
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers CORS for configured origins and sets security headers', async () => {
+    const res = await request(server).get('/health').set('Origin', 'https://app.example').expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const foreign = await request(server).get('/health').set('Origin', 'https://evil.example');
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('errors are problem+json', () => {
+  const server = app();
+
+  it('unknown route → 404 NOT_FOUND', async () => {
+    const res = await request(server).get('/nope').expect(404);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not found', type: '/docs/errors#NOT_FOUND' });
+  });
+
+  it('a body that is not JSON → 400 INVALID_JSON', async () => {
+    const res = await request(server).post('/widgets').set('Content-Type', 'application/json').send('{"label":');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_JSON');
+  });
+
+  it('a body over the limit → 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await request(server)
+      .post('/widgets')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ label: 'x'.repeat(200_000), size: 1 }));
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('one error entry per bad field, across path, query and body', async () => {
+    const res = await request(server).get('/widgets/demo.eth?fresh=maybe&owner=0x123').expect(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.fresh', 'query.owner']);
+    const body = await request(server).post('/widgets').send({ label: '', size: -1, extra: 1 }).expect(400);
+    expect(body.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.label', 'body.size']);
+  });
+
+  it('a name that cannot be normalised → 400 INVALID_NAME; responses carry the normalised name', async () => {
+    const res = await request(server).get('/widgets/bad..eth').expect(400);
+    expect(res.body.code).toBe('INVALID_NAME');
+    expect(res.body.errors[0].path).toBe('params.name');
+    const ok = await request(server).get('/widgets/DeMo.ETH').expect(200);
+    expect(ok.body.name).toBe('demo.eth');
+  });
+
+  it('a service problem keeps its status and code', async () => {
+    const res = await request(server).get('/widgets/gone.eth').expect(410);
+    expect(res.body).toMatchObject({ code: 'WIDGET_GONE', detail: 'gone.eth expired.' });
+  });
+
+  it('an unexpected error → 500 without a stack or the internal message', async () => {
+    const res = await request(server).get('/boom').expect(500);
+    expect(res.body).toEqual({
+      type: '/docs/errors#INTERNAL_ERROR',
+      title: commonProblems.INTERNAL_ERROR.title,
+      status: 500,
+      detail: 'An unexpected error occurred.',
+      code: 'INTERNAL_ERROR',
+    });
+    expect(res.text).not.toContain('secret');
+  });
+});
+
+describe('rate limiting', () => {
+  it('a route limit answers 429 with Retry-After and IETF RateLimit headers', async () => {
+    const server = app();
+    for (let i = 0; i < 3; i++) await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(201);
+    const res = await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.headers['ratelimit-policy']).toBeDefined();
+    expect(res.headers.ratelimit).toBeDefined();
+  });
+
+  it('the global limit applies to every route', async () => {
+    const server = app({ rateLimitPerMinute: 2 });
+    await request(server).get('/widgets/demo.eth').expect(200);
+    await request(server).get('/widgets/demo.eth').expect(200);
+    await request(server).get('/widgets/demo.eth').expect(429);
+  });
+});

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { baseConfigSchema, ConfigError, loadConfig, parseTrustProxy } from '../src';
+
+describe('loadConfig', () => {
+  const schema = baseConfigSchema(3001).extend({ SIGNER_KEY: z.string().regex(/^0x[0-9a-f]{64}$/) });
+
+  it('applies defaults', () => {
+    const config = loadConfig(schema, { SIGNER_KEY: `0x${'1'.repeat(64)}` });
+    expect(config).toMatchObject({ PORT: 3001, HOST: '0.0.0.0', LOG_LEVEL: 'info', CORS_ORIGINS: ['*'] });
+  });
+
+  it('stops with one line naming the bad variable', () => {
+    expect(() => loadConfig(schema, { PORT: 'eighty', SIGNER_KEY: `0x${'1'.repeat(64)}` })).toThrow(ConfigError);
+    try {
+      loadConfig(schema, { PORT: 'eighty' });
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).not.toContain('\n');
+      expect(message).toMatch(/^Invalid configuration: PORT: .*got "eighty".*; SIGNER_KEY: .*it is not set/);
+    }
+  });
+
+  it('parses TRUST_PROXY as express expects', () => {
+    expect(parseTrustProxy('true')).toBe(true);
+    expect(parseTrustProxy('false')).toBe(false);
+    expect(parseTrustProxy('2')).toBe(2);
+    expect(parseTrustProxy('10.0.0.0/8')).toBe('10.0.0.0/8');
+  });
+});

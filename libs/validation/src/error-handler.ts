@@ -1,0 +1,62 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { commonProblems, PROBLEM_CONTENT_TYPE, ProblemError } from './problem';
+
+interface HttpLikeError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  limit?: number;
+}
+
+function isHttpLikeError(err: unknown): err is HttpLikeError & Error {
+  return err instanceof Error && ('type' in err || 'status' in err || 'statusCode' in err);
+}
+
+/** Turns whatever was thrown into a ProblemError; unknown errors become a 500 that leaks nothing. */
+export function toProblem(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  if (isHttpLikeError(err)) {
+    if (err.type === 'entity.parse.failed') {
+      return new ProblemError(commonProblems.INVALID_JSON, 'The request body is not valid JSON.');
+    }
+    if (err.type === 'entity.too.large') {
+      return new ProblemError(
+        commonProblems.PAYLOAD_TOO_LARGE,
+        `The request body exceeds the limit of ${err.limit ?? 'unknown'} bytes.`,
+      );
+    }
+    if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
+      return new ProblemError(commonProblems.UNSUPPORTED_MEDIA_TYPE, err.message);
+    }
+    const status = err.status ?? err.statusCode;
+    if (status === 400) return new ProblemError(commonProblems.INVALID_INPUT, err.message);
+  }
+  return new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.', { cause: err });
+}
+
+export function sendProblem(res: Parameters<RequestHandler>[1], problem: ProblemError): void {
+  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+  res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem.toBody()));
+}
+
+export interface ProblemLogger {
+  error(obj: object, msg: string): void;
+}
+
+export function problemErrorHandler(logger: ProblemLogger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const problem = toProblem(err);
+    if (problem.status >= 500) {
+      logger.error({ err: problem.cause ?? problem, code: problem.code, path: req.path }, problem.message);
+    }
+    sendProblem(res, problem);
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ProblemError(commonProblems.NOT_FOUND, `No route for ${req.method} ${req.path}.`));
+};

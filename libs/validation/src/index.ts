@@ -1,0 +1,4 @@
+export * from './problem';
+export * from './schemas';
+export * from './validate';
+export * from './error-handler';

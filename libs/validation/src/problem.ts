@@ -1,0 +1,145 @@
+/**
+ * RFC 9457 problem details. Every failure a service sends is a ProblemError built from a ProblemDef,
+ * so each `code` has one status, one title and one hint, listed at `GET /docs/errors`.
+ */
+export interface ProblemDef {
+  code: string;
+  status: number;
+  title: string;
+  /** What the caller can do about it; shown in the error catalogue. */
+  hint: string;
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export interface ProblemOptions {
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  /** Extra members of the body (RFC 9457 extensions), e.g. `validationErrors` or `upstream`. */
+  extensions?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export class ProblemError extends Error {
+  readonly def: ProblemDef;
+  readonly errors?: FieldError[];
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(def: ProblemDef, detail: string, options: ProblemOptions = {}) {
+    super(detail, { cause: options.cause });
+    this.name = 'ProblemError';
+    this.def = def;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+
+  get status(): number {
+    return this.def.status;
+  }
+
+  get code(): string {
+    return this.def.code;
+  }
+
+  toBody(): ProblemBody {
+    return {
+      ...this.extensions,
+      type: problemTypeUri(this.def.code),
+      title: this.def.title,
+      status: this.def.status,
+      detail: this.message,
+      code: this.def.code,
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+/** A relative reference into the service's own error catalogue. */
+export function problemTypeUri(code: string): string {
+  return `/docs/errors#${code}`;
+}
+
+export function defineProblems<const T extends Record<string, Omit<ProblemDef, 'code'>>>(
+  defs: T,
+): { [K in keyof T]: ProblemDef & { code: K } } {
+  const out: Record<string, ProblemDef> = {};
+  for (const [code, def] of Object.entries(defs)) out[code] = { code, ...def };
+  return out as { [K in keyof T]: ProblemDef & { code: K } };
+}
+
+/** Problems every service can answer. Services define their own with `defineProblems`. */
+export const commonProblems = defineProblems({
+  INVALID_INPUT: {
+    status: 400,
+    title: 'Invalid input',
+    hint: 'Fix the fields listed in `errors`; each names the parameter and what is wrong with it.',
+  },
+  INVALID_NAME: {
+    status: 400,
+    title: 'Invalid ENS name',
+    hint: 'The name cannot be normalised with ENSIP-15; check for disallowed characters or empty labels.',
+  },
+  INVALID_JSON: {
+    status: 400,
+    title: 'Malformed JSON body',
+    hint: 'Send a valid JSON document with `Content-Type: application/json`.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    title: 'Missing or invalid credential',
+    hint: 'Send a valid credential for this operation.',
+  },
+  FORBIDDEN: {
+    status: 403,
+    title: 'Not allowed',
+    hint: 'The credential is valid but does not allow this operation on this resource.',
+  },
+  NOT_FOUND: { status: 404, title: 'Not found', hint: 'Check the path against /openapi.json.' },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    title: 'Request body too large',
+    hint: 'Send a smaller body; the limit is in the detail.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    title: 'Unsupported media type',
+    hint: 'Send the content type the operation documents.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    title: 'Too many requests',
+    hint: 'Wait for the number of seconds in `Retry-After` before trying again.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    title: 'Internal error',
+    hint: 'Retry later; report the `x-request-id` response header if it persists.',
+  },
+  UPSTREAM_ERROR: {
+    status: 502,
+    title: 'Upstream failure',
+    hint: 'An RPC node or CCIP-Read gateway failed; `upstream` carries its message and code. Retry later.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    title: 'Service unavailable',
+    hint: 'A dependency (database, storage, RPC) is down; retry later.',
+  },
+});

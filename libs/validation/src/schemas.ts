@@ -1,0 +1,61 @@
+import { getAddress, isAddress, isHexString } from 'ethers';
+import { z } from 'zod';
+import { normalizeName } from '@nrp/ens';
+
+/** Marks a zod issue as an ENS name failure so the request fails with INVALID_NAME rather than INVALID_INPUT. */
+export const INVALID_NAME_ISSUE = 'INVALID_NAME';
+
+/** An ENS name, normalised (ENSIP-15) on the way in. */
+export function ensName(limits: { min?: number; max?: number } = {}) {
+  const { min = 1, max = 255 } = limits;
+  return z
+    .string()
+    .min(min)
+    .max(max)
+    .transform((value, ctx) => {
+      try {
+        return normalizeName(value);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: err instanceof Error ? err.message : 'not a valid ENS name',
+          params: { problem: INVALID_NAME_ISSUE },
+        });
+        return z.NEVER;
+      }
+    })
+    .meta({ description: 'ENS name; normalised with ENSIP-15 before use.' });
+}
+
+/** An Ethereum address in any case; the output is EIP-55 checksummed. */
+export const ethAddress = z
+  .string()
+  .refine((value) => isAddress(value), { message: 'must be a 0x-prefixed 20-byte Ethereum address' })
+  .transform((value) => getAddress(value))
+  .meta({ description: 'Ethereum address (0x + 40 hex digits).', example: '0x70997970C51812dc3A010C7d01b50e554d6Fb8db' });
+
+export const hexString = z
+  .string()
+  .refine((value) => isHexString(value), { message: 'must be a 0x-prefixed hex string' });
+
+/** A boolean in a query string: `true`/`false`/`1`/`0`. */
+export const queryBoolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1')
+  .meta({ description: 'true, false, 1 or 0' });
+
+/** A comma-separated list in a query string, trimmed, empty items dropped, duplicates removed. */
+export function commaList<T extends z.ZodType<unknown, string>>(item: T, limits: { max: number }) {
+  return z
+    .string()
+    .max(limits.max * 100)
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part.length > 0),
+      ),
+    ])
+    .pipe(z.array(item).min(1, 'must list at least one item').max(limits.max, `at most ${limits.max} items`));
+}
