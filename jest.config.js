@@ -1,16 +1,31 @@
 /** One jest run for the whole workspace: `npm test`, or `npx jest apps/<service>` for one project. */
 // ESM-only packages that jest (CommonJS) must transform.
 const esmPackages = [
-  'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras',
-  '@ensdomains/address-encoder', '@ensdomains/content-hash', '@noble', '@scure', 'multiformats',
-  '@multiformats', 'uint8arrays', 'lru-cache', 'kysely-pglite-dialect',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'peek-readable',
+  '@tokenizer',
+  'uint8array-extras',
+  '@ensdomains/address-encoder',
+  '@ensdomains/content-hash',
+  '@noble',
+  '@scure',
+  'multiformats',
+  '@multiformats',
+  'uint8arrays',
+  'lru-cache',
+  'kysely-pglite-dialect',
 ];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/scripts'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    '^.+\\.(t|j|mj)s$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   // multiformats (used by @ensdomains/content-hash) exports only an `import` condition, which jest's

@@ -105,7 +105,9 @@ export function createApp(options: AppOptions): Express {
     }),
   );
   const allowAll = options.corsOrigins.includes('*');
-  app.use(cors({ origin: allowAll ? '*' : options.corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }));
+  app.use(
+    cors({ origin: allowAll ? '*' : options.corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }),
+  );
 
   app.get('/', (_req, res) => {
     res.json({ service, version, docs: '/docs' });

@@ -8,9 +8,12 @@ export class ConfigError extends Error {
   }
 }
 
-const commaSeparated = z
-  .string()
-  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean));
+const commaSeparated = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** Variables every service reads. Services extend this with their own. */
 export function baseConfigSchema(defaultPort: number) {
@@ -32,7 +35,10 @@ export function baseConfigSchema(defaultPort: number) {
 export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;
 
 /** Parses the environment; the first bad variable becomes one clear line. */
-export function loadConfig<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv = process.env): z.output<T> {
+export function loadConfig<T extends z.ZodType>(
+  schema: T,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<T> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {

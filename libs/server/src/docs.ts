@@ -18,7 +18,7 @@ const init = `window.ui = SwaggerUIBundle({ url: '../openapi.json', dom_id: '#sw
 export function docsRouter(title: string, problems: ProblemDef[]): Router {
   const router = express.Router();
   const html = page(title);
-  router.get('/', (req, res, next) => {
+  router.get('/', (req, res) => {
     // Relative asset URLs need the trailing slash.
     if (!req.originalUrl.split('?')[0]?.endsWith('/')) {
       res.redirect(301, `${req.baseUrl}/`);

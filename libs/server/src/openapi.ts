@@ -76,7 +76,11 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-export function buildOpenApi(info: OpenApiInfo, routes: RouteDefinition[], problems: ProblemDef[]): JsonSchema {
+export function buildOpenApi(
+  info: OpenApiInfo,
+  routes: RouteDefinition[],
+  problems: ProblemDef[],
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const responses: Record<string, JsonSchema> = problemResponses(route);
@@ -99,7 +103,9 @@ export function buildOpenApi(info: OpenApiInfo, routes: RouteDefinition[], probl
     if (route.body) {
       operation.requestBody = {
         required: true,
-        content: { [route.bodyContentType ?? 'application/json']: { schema: jsonSchema(route.body, 'input') } },
+        content: {
+          [route.bodyContentType ?? 'application/json']: { schema: jsonSchema(route.body, 'input') },
+        },
       };
     }
     const path = openApiPath(route.path);

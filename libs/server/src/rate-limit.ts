@@ -14,7 +14,8 @@ export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: 
   if (redis) {
     store = new RedisStore({
       prefix: `rl:${service}:${spec.name}:`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+      sendCommand: (command: string, ...args: string[]) =>
+        redis.call(command, ...args) as Promise<RedisReply>,
     });
   }
   return rateLimit({

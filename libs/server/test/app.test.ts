@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { z } from 'zod';
-import { commonProblems, defineProblems, ensName, ethAddress, ProblemError, queryBoolean } from '@nrp/validation';
+import {
+  commonProblems,
+  defineProblems,
+  ensName,
+  ethAddress,
+  ProblemError,
+  queryBoolean,
+} from '@nrp/validation';
 import { createApp, createLogger, defineRoute, type AppOptions } from '../src';
 
 const problems = defineProblems({
@@ -71,7 +78,11 @@ describe('shared endpoints', () => {
 
   it('GET / names the service, version and docs', async () => {
     const res = await request(server).get('/').expect(200);
-    expect(res.body).toEqual({ service: expect.stringMatching(/^test-svc-/), version: '1.2.3', docs: '/docs' });
+    expect(res.body).toEqual({
+      service: expect.stringMatching(/^test-svc-/),
+      version: '1.2.3',
+      docs: '/docs',
+    });
   });
 
   it('GET /health is ok', async () => {
@@ -80,14 +91,23 @@ describe('shared endpoints', () => {
 
   it('GET /ready reports each dependency, 503 when one fails', async () => {
     const ok = app({ readiness: { db: async () => undefined } });
-    expect((await request(ok).get('/ready').expect(200)).body).toEqual({ status: 'ok', checks: { db: 'ok' } });
+    expect((await request(ok).get('/ready').expect(200)).body).toEqual({
+      status: 'ok',
+      checks: { db: 'ok' },
+    });
     const down = app({
-      readiness: { db: async () => undefined, rpc: async () => Promise.reject(new Error('connect ECONNREFUSED')) },
+      readiness: {
+        db: async () => undefined,
+        rpc: async () => Promise.reject(new Error('connect ECONNREFUSED')),
+      },
       readinessTimeoutMs: 500,
     });
     const res = await request(down).get('/ready').expect(503);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', checks: { db: 'ok', rpc: 'connect ECONNREFUSED' } });
+    expect(res.body).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      checks: { db: 'ok', rpc: 'connect ECONNREFUSED' },
+    });
   });
 
   it('GET /ready fails a check that hangs', async () => {
@@ -153,11 +173,19 @@ describe('errors are problem+json', () => {
   it('unknown route → 404 NOT_FOUND', async () => {
     const res = await request(server).get('/nope').expect(404);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not found', type: '/docs/errors#NOT_FOUND' });
+    expect(res.body).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+      title: 'Not found',
+      type: '/docs/errors#NOT_FOUND',
+    });
   });
 
   it('a body that is not JSON → 400 INVALID_JSON', async () => {
-    const res = await request(server).post('/widgets').set('Content-Type', 'application/json').send('{"label":');
+    const res = await request(server)
+      .post('/widgets')
+      .set('Content-Type', 'application/json')
+      .send('{"label":');
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('INVALID_JSON');
   });
@@ -208,7 +236,8 @@ describe('errors are problem+json', () => {
 describe('rate limiting', () => {
   it('a route limit answers 429 with Retry-After and IETF RateLimit headers', async () => {
     const server = app();
-    for (let i = 0; i < 3; i++) await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(201);
+    for (let i = 0; i < 3; i++)
+      await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(201);
     const res = await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(429);
     expect(res.body.code).toBe('RATE_LIMITED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

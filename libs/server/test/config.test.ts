@@ -10,7 +10,9 @@ describe('loadConfig', () => {
   });
 
   it('stops with one line naming the bad variable', () => {
-    expect(() => loadConfig(schema, { PORT: 'eighty', SIGNER_KEY: `0x${'1'.repeat(64)}` })).toThrow(ConfigError);
+    expect(() => loadConfig(schema, { PORT: 'eighty', SIGNER_KEY: `0x${'1'.repeat(64)}` })).toThrow(
+      ConfigError,
+    );
     try {
       loadConfig(schema, { PORT: 'eighty' });
     } catch (err) {

@@ -32,7 +32,10 @@ export const ethAddress = z
   .string()
   .refine((value) => isAddress(value), { message: 'must be a 0x-prefixed 20-byte Ethereum address' })
   .transform((value) => getAddress(value))
-  .meta({ description: 'Ethereum address (0x + 40 hex digits).', example: '0x70997970C51812dc3A010C7d01b50e554d6Fb8db' });
+  .meta({
+    description: 'Ethereum address (0x + 40 hex digits).',
+    example: '0x70997970C51812dc3A010C7d01b50e554d6Fb8db',
+  });
 
 export const hexString = z
   .string()

@@ -58,7 +58,11 @@ export function validateRequest(schemas: RequestSchemas): RequestHandler {
     if (firstProblem) {
       const allNames = problems.length > 0 && firstProblem.def === commonProblems.INVALID_NAME;
       const def = allNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
-      next(new ProblemError(def, problems.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: problems }));
+      next(
+        new ProblemError(def, problems.map((e) => `${e.path}: ${e.message}`).join('; '), {
+          errors: problems,
+        }),
+      );
       return;
     }
     res.locals.input = input;
