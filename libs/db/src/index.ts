@@ -1,0 +1,12 @@
+export { createDatabase, assertSchemaName, DatabaseError } from './database';
+export type { CreateDatabaseOptions, DatabaseHandle } from './database';
+export { migrate, MigrationError } from './migrate';
+export type { MigrateOptions, Migration } from './migrate';
+export {
+  PgErrorCode,
+  pgErrorCode,
+  pgConstraintName,
+  isUniqueViolation,
+  isForeignKeyViolation,
+  isSerializationFailure,
+} from './errors';
