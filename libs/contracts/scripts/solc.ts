@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+// solc-js ships no types; its `compile(input, { import })` API is stable across 0.8.x.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const solc = require('solc') as {
+  compile(input: string, callbacks: { import(p: string): ImportResult }): string;
+};
+
+type ImportResult = { contents: string } | { error: string };
+
+export interface CompiledArtifact {
+  contractName: string;
+  abi: unknown[];
+  bytecode: string;
+}
+
+export const CONTRACTS_ROOT = path.resolve(__dirname, '..');
+export const SOURCES_DIR = path.join(CONTRACTS_ROOT, 'src');
+export const ARTIFACTS_DIR = path.join(CONTRACTS_ROOT, 'artifacts');
+
+function listSolidity(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((entry) => {
+      const full = path.join(dir, entry);
+      if (statSync(full).isDirectory()) return listSolidity(full);
+      return entry.endsWith('.sol') ? [full] : [];
+    });
+}
+
+/** Resolves `@scope/pkg/...` imports from node_modules (OpenZeppelin and friends). */
+function findImport(importPath: string): ImportResult {
+  try {
+    const resolved = require.resolve(importPath, { paths: [CONTRACTS_ROOT] });
+    return { contents: readFileSync(resolved, 'utf8') };
+  } catch {
+    const local = path.join(SOURCES_DIR, importPath);
+    if (existsSync(local)) return { contents: readFileSync(local, 'utf8') };
+    return { error: `import not found: ${importPath}` };
+  }
+}
+
+interface SolcOutput {
+  errors?: Array<{ severity: string; formattedMessage: string }>;
+  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+}
+
+/**
+ * Compiles every `src/**\/*.sol` with the installed solc-js (optimizer on) and returns one artifact per
+ * file: the contract named like the file (one deployable contract per file).
+ */
+export function compileAll(): CompiledArtifact[] {
+  const files = listSolidity(SOURCES_DIR);
+  const sources: Record<string, { content: string }> = {};
+  for (const file of files)
+    sources[path.relative(SOURCES_DIR, file)] = { content: readFileSync(file, 'utf8') };
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  return Object.keys(sources).map((source) => {
+    const contractName = path.basename(source, '.sol');
+    const contract = output.contracts?.[source]?.[contractName];
+    if (!contract) throw new Error(`${source} must define a contract named ${contractName}`);
+    return { contractName, abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  });
+}
+
+export function artifactJson(artifact: CompiledArtifact): string {
+  return `${JSON.stringify(artifact, null, 2)}\n`;
+}

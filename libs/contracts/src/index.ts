@@ -1,0 +1,64 @@
+import { Contract, ContractFactory, type ContractRunner, type InterfaceAbi, type Signer } from 'ethers';
+import erc1271WalletJson from '../artifacts/ERC1271WalletTestDouble.json';
+import nameWrapperJson from '../artifacts/NameWrapperTestDouble.json';
+import universalResolverJson from '../artifacts/UniversalResolverTestDouble.json';
+
+/** A compiled contract: what `scripts/compile.ts` writes to `artifacts/<Name>.json`. */
+export interface ContractArtifact {
+  contractName: string;
+  abi: InterfaceAbi;
+  bytecode: string;
+}
+
+function artifact(json: { contractName: string; abi: unknown[]; bytecode: string }): ContractArtifact {
+  return { contractName: json.contractName, abi: json.abi as InterfaceAbi, bytecode: json.bytecode };
+}
+
+/** Test double of ENS's UniversalResolver (resolve / reverse with ENSIP-10 and CCIP-Read). */
+export const universalResolverTestDoubleArtifact = artifact(universalResolverJson);
+/** Test double of ENS's NameWrapper (ownerOf, names, getData, setSubnodeOwner/Record, wrap). */
+export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
+/** Test double of an ERC-1271 smart-contract wallet with one owner EOA. */
+export const erc1271WalletTestDoubleArtifact = artifact(erc1271WalletJson);
+
+export class DeployError extends Error {
+  override name = 'DeployError';
+}
+
+/** Deploys `artifact` with constructor `args`, waits for the receipt, returns the contract bound to `signer`. */
+export async function deployContract(
+  signer: Signer,
+  artifactToDeploy: ContractArtifact,
+  args: unknown[] = [],
+): Promise<Contract> {
+  const factory = new ContractFactory(artifactToDeploy.abi, artifactToDeploy.bytecode, signer);
+  try {
+    const deployed = await factory.deploy(...args);
+    await deployed.waitForDeployment();
+    return new Contract(await deployed.getAddress(), artifactToDeploy.abi, signer);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new DeployError(`deploying ${artifactToDeploy.contractName} failed: ${message}`, { cause: err });
+  }
+}
+
+/** Binds an already deployed artifact at `address`. */
+export function attachContract(
+  address: string,
+  artifactToAttach: ContractArtifact,
+  runner?: ContractRunner,
+): Contract {
+  return new Contract(address, artifactToAttach.abi, runner);
+}
+
+export function deployUniversalResolverTestDouble(signer: Signer, registry: string): Promise<Contract> {
+  return deployContract(signer, universalResolverTestDoubleArtifact, [registry]);
+}
+
+export function deployNameWrapperTestDouble(signer: Signer, registry: string): Promise<Contract> {
+  return deployContract(signer, nameWrapperTestDoubleArtifact, [registry]);
+}
+
+export function deployERC1271WalletTestDouble(signer: Signer, owner: string): Promise<Contract> {
+  return deployContract(signer, erc1271WalletTestDoubleArtifact, [owner]);
+}
