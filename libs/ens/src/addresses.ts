@@ -1,0 +1,110 @@
+import { getCoderByCoinType } from '@ensdomains/address-encoder';
+import { getAddress, isAddress } from 'viem';
+import { isEvmCoinType, isValidCoinType } from './chains';
+import { InvalidAddressError } from './errors';
+import { bytesToHex, hexToBytes, type Hex } from './hex';
+
+/** SLIP-44 coin type of Aptos; @ensdomains/address-encoder v1 has no coder for it. */
+const APTOS_COIN_TYPE = 637;
+
+interface Codec {
+  encode(text: string): Uint8Array;
+  decode(bytes: Uint8Array): string;
+}
+
+const evmCodec: Codec = {
+  encode(text) {
+    // Lowercase and all-uppercase hex are accepted; mixed case must be a valid EIP-55 checksum.
+    if (!isAddress(text, { strict: true })) throw new Error('expected a 0x-prefixed 20-byte hex address');
+    return new Uint8Array(Buffer.from(text.slice(2), 'hex'));
+  },
+  decode(bytes) {
+    if (bytes.length !== 20) throw new Error(`expected 20 bytes, got ${bytes.length}`);
+    return getAddress(bytesToHex(bytes));
+  },
+};
+
+/** Aptos account addresses: 32 bytes, text 0x + up to 64 hex digits (short forms are zero-padded). */
+const aptosCodec: Codec = {
+  encode(text) {
+    if (!/^0x[0-9a-fA-F]{1,64}$/.test(text)) throw new Error('expected 0x + 1 to 64 hex digits');
+    return new Uint8Array(Buffer.from(text.slice(2).padStart(64, '0'), 'hex'));
+  },
+  decode(bytes) {
+    if (bytes.length !== 32) throw new Error(`expected 32 bytes, got ${bytes.length}`);
+    return bytesToHex(bytes).toLowerCase();
+  },
+};
+
+function codecFor(coinType: number, input: string): Codec {
+  if (!isValidCoinType(coinType)) throw new InvalidAddressError(coinType, input, 'not a valid coin type');
+  if (isEvmCoinType(coinType)) return evmCodec;
+  if (coinType === APTOS_COIN_TYPE) return aptosCodec;
+  try {
+    // address-encoder names are the other way round: its `decode` parses text, its `encode` prints bytes.
+    const coder = getCoderByCoinType(coinType);
+    return { encode: (text) => coder.decode(text), decode: (bytes) => coder.encode(bytes) };
+  } catch (err) {
+    throw new InvalidAddressError(coinType, input, `coin type ${coinType} is not supported`, { cause: err });
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** True when addresses of this coin type can be encoded and decoded. */
+export function isSupportedCoinType(coinType: number): boolean {
+  try {
+    codecFor(coinType, '');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Address text in its native form → the bytes a resolver stores for `addr(node, coinType)`, as 0x-hex.
+ * EVM coin types (60 and every ENSIP-11 type) take a 20-byte 0x address (EIP-55 checksum enforced when
+ * mixed case). Throws InvalidAddressError (code INVALID_ADDRESS).
+ */
+export function encodeAddress(coinType: number, text: string): Hex {
+  const codec = codecFor(coinType, text);
+  const trimmed = text.trim();
+  if (trimmed === '') throw new InvalidAddressError(coinType, text, 'empty address');
+  let bytes: Uint8Array;
+  try {
+    bytes = codec.encode(trimmed);
+  } catch (err) {
+    throw new InvalidAddressError(coinType, text, message(err), { cause: err });
+  }
+  if (bytes.length === 0) throw new InvalidAddressError(coinType, text, 'encodes to no bytes');
+  return bytesToHex(bytes);
+}
+
+/**
+ * Resolver bytes (0x-hex or bytes) → the native text form (EVM: EIP-55 checksummed).
+ * Empty bytes — an unset record — decode to ''. Throws InvalidAddressError.
+ */
+export function decodeAddress(coinType: number, encoded: Hex | Uint8Array): string {
+  const input = typeof encoded === 'string' ? encoded : bytesToHex(encoded);
+  const codec = codecFor(coinType, input);
+  const bytes = typeof encoded === 'string' ? hexToBytes(encoded) : encoded;
+  if (!bytes) throw new InvalidAddressError(coinType, input, 'not an even-length 0x-hex string');
+  if (bytes.length === 0) return '';
+  try {
+    return codec.decode(bytes);
+  } catch (err) {
+    throw new InvalidAddressError(coinType, input, message(err), { cause: err });
+  }
+}
+
+/** True when `text` is a valid address for `coinType` (and the coin type is supported). */
+export function isValidAddress(coinType: number, text: string): boolean {
+  try {
+    encodeAddress(coinType, text);
+    return true;
+  } catch {
+    return false;
+  }
+}
