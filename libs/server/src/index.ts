@@ -7,3 +7,4 @@ export * from './rate-limit';
 export * from './route';
 export * from './run';
 export { readPackageVersion } from './docs';
+export * from './service';

@@ -1,0 +1,39 @@
+import request from 'supertest';
+import { createLogger, loadConfig } from '@nrp/server';
+import { configSchema } from '../src/config';
+import { createService, SERVICE_NAME } from '../src/service';
+
+describe('mint-svc shared endpoints', () => {
+  let app: Awaited<ReturnType<typeof createService>>['app'];
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    const instance = await createService(
+      loadConfig(configSchema, { LOG_LEVEL: 'silent' }),
+      createLogger('t', 'silent'),
+    );
+    app = instance.app;
+    close = async () => {
+      for (const step of instance.onShutdown) await step();
+    };
+  });
+  afterAll(() => close());
+
+  it('GET / names the service', async () => {
+    const res = await request(app).get('/').expect(200);
+    expect(res.body).toMatchObject({ service: SERVICE_NAME, docs: '/docs' });
+  });
+
+  it('GET /health, /ready, /metrics and /openapi.json answer', async () => {
+    await request(app).get('/health').expect(200, { status: 'ok' });
+    expect((await request(app).get('/ready').expect(200)).body.status).toBe('ok');
+    expect((await request(app).get('/metrics').expect(200)).text).toContain('http_request_duration_seconds');
+    expect((await request(app).get('/openapi.json').expect(200)).body.info.title).toBe(SERVICE_NAME);
+  });
+
+  it('an unknown route is a problem+json 404', async () => {
+    const res = await request(app).get('/no/such/route').expect(404);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body.code).toBe('NOT_FOUND');
+  });
+});

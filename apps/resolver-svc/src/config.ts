@@ -1,0 +1,6 @@
+import type { z } from 'zod';
+import { baseConfigSchema } from '@nrp/server';
+
+export const configSchema = baseConfigSchema(3004);
+
+export type Config = z.output<typeof configSchema>;

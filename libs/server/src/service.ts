@@ -1,0 +1,46 @@
+import type { Express } from 'express';
+import type { z } from 'zod';
+import { type BaseConfig, loadConfig } from './config';
+import { createLogger, type Logger } from './logger';
+import { exitOnStartupError, runService, type RunningService } from './run';
+
+/** What a service's factory builds from its config: the app and what must be closed when it stops. */
+export interface ServiceInstance {
+  app: Express;
+  onShutdown: Array<() => Promise<void>>;
+}
+
+export type ServiceFactory<C extends BaseConfig> = (config: C, logger: Logger) => Promise<ServiceInstance>;
+
+/** Builds and runs a service from a parsed config (used by `main.ts` and by the dev stack). */
+export async function startService<C extends BaseConfig>(
+  name: string,
+  config: C,
+  factory: ServiceFactory<C>,
+): Promise<RunningService & { logger: Logger }> {
+  const logger = createLogger(name, config.LOG_LEVEL);
+  const { app, onShutdown } = await factory(config, logger);
+  const running = await runService({
+    app,
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    onShutdown,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+  });
+  return { ...running, logger };
+}
+
+/** The whole of a service's `main.ts`: config from the environment, then run; a bad config is one line and exit 1. */
+export function main<S extends z.ZodType<BaseConfig>>(
+  name: string,
+  schema: S,
+  factory: ServiceFactory<z.output<S>>,
+): void {
+  try {
+    const config = loadConfig(schema);
+    startService(name, config, factory).catch(exitOnStartupError);
+  } catch (err) {
+    exitOnStartupError(err);
+  }
+}
