@@ -4,3 +4,4 @@ export * from './test-gateway';
 export * from './s3-server';
 export * from './database';
 export * from './redis';
+export * from './dev-stack';

@@ -1,0 +1,5 @@
+export * from './http';
+export * from './metadata';
+export * from './mint';
+export * from './offchain';
+export * from './resolver';

@@ -1,0 +1,2 @@
+// The mint service's API schemas and typed client are added by its own work item.
+export {};
