@@ -1,0 +1,58 @@
+import { Interface } from 'ethers';
+
+/** Human-readable ABIs (the subsets the services use) of the ENS contracts. */
+export const ENS_REGISTRY_ABI = [
+  'function owner(bytes32 node) view returns (address)',
+  'function resolver(bytes32 node) view returns (address)',
+  'function ttl(bytes32 node) view returns (uint64)',
+  'function recordExists(bytes32 node) view returns (bool)',
+  'function isApprovedForAll(address owner, address operator) view returns (bool)',
+] as const;
+
+export const NAME_WRAPPER_ABI = [
+  'function ownerOf(uint256 id) view returns (address)',
+  'function names(bytes32 node) view returns (bytes)',
+  'function getData(uint256 id) view returns (address owner, uint32 fuses, uint64 expiry)',
+  'function isWrapped(bytes32 node) view returns (bool)',
+  'function isApprovedForAll(address account, address operator) view returns (bool)',
+  'function balanceOf(address account, uint256 id) view returns (uint256)',
+] as const;
+
+export const RESOLVER_ABI = [
+  'function supportsInterface(bytes4 interfaceId) view returns (bool)',
+  'function addr(bytes32 node) view returns (address)',
+  'function addr(bytes32 node, uint256 coinType) view returns (bytes)',
+  'function text(bytes32 node, string key) view returns (string)',
+  'function contenthash(bytes32 node) view returns (bytes)',
+  'function name(bytes32 node) view returns (string)',
+  'function multicall(bytes[] data) returns (bytes[] results)',
+  'function resolve(bytes name, bytes data) view returns (bytes)',
+] as const;
+
+export const UNIVERSAL_RESOLVER_ABI = [
+  'function resolve(bytes name, bytes data) view returns (bytes result, address resolver)',
+  'function reverse(bytes lookupAddress, uint256 coinType) view returns (string primary, address resolver, address reverseResolver)',
+  'function findResolver(bytes name) view returns (address resolver, bytes32 node, uint256 offset)',
+  'error ResolverNotFound(bytes name)',
+  'error ResolverNotContract(bytes name, address resolver)',
+  'error UnsupportedResolverProfile(bytes4 selector)',
+  'error ResolverError(bytes errorData)',
+  'error ReverseAddressMismatch(string primary, bytes primaryAddress)',
+  'error HttpError(uint16 status, string message)',
+] as const;
+
+export const OFFCHAIN_RESOLVER_ABI = [
+  'function resolve(bytes name, bytes data) view returns (bytes)',
+  'function resolveWithProof(bytes response, bytes extraData) view returns (bytes)',
+  'function makeSignatureHash(address target, uint64 expires, bytes request, bytes result) pure returns (bytes32)',
+  'error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData)',
+] as const;
+
+export const ensRegistryInterface = new Interface(ENS_REGISTRY_ABI);
+export const nameWrapperInterface = new Interface(NAME_WRAPPER_ABI);
+export const resolverInterface = new Interface(RESOLVER_ABI);
+export const universalResolverInterface = new Interface(UNIVERSAL_RESOLVER_ABI);
+export const offchainResolverInterface = new Interface(OFFCHAIN_RESOLVER_ABI);
+
+/** ENSIP-10 IExtendedResolver interface id. */
+export const EXTENDED_RESOLVER_INTERFACE_ID = '0x9061b923';

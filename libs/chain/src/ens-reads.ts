@@ -1,0 +1,287 @@
+import {
+  ZeroAddress,
+  getAddress,
+  getBytes,
+  isCallException,
+  type ErrorDescription,
+  type Provider,
+} from 'ethers';
+import { dnsEncode, namehash, type Hex } from '@nrp/ens';
+import {
+  EXTENDED_RESOLVER_INTERFACE_ID,
+  ensRegistryInterface,
+  nameWrapperInterface,
+  resolverInterface,
+  universalResolverInterface,
+} from './abis';
+import { UpstreamError, toUpstreamError } from './errors';
+
+function orNull(address: string): string | null {
+  return address === ZeroAddress ? null : getAddress(address);
+}
+
+async function callView(provider: Provider, to: string, data: string, context: string): Promise<string> {
+  try {
+    return await provider.call({ to, data });
+  } catch (err) {
+    throw toUpstreamError(context, err);
+  }
+}
+
+async function readAddress(
+  provider: Provider,
+  to: string,
+  iface: typeof ensRegistryInterface,
+  fn: string,
+  args: unknown[],
+  context: string,
+): Promise<string | null> {
+  const raw = await callView(provider, to, iface.encodeFunctionData(fn, args), context);
+  try {
+    const [value] = iface.decodeFunctionResult(fn, raw) as unknown as [string];
+    return orNull(value);
+  } catch (err) {
+    throw toUpstreamError(`${context}: undecodable answer from ${to}`, err);
+  }
+}
+
+/** Owner of `name` in the ENS registry, or null. `name` must be normalised. */
+export function getRegistryOwner(provider: Provider, registry: string, name: string): Promise<string | null> {
+  return readAddress(
+    provider,
+    registry,
+    ensRegistryInterface,
+    'owner',
+    [namehash(name)],
+    `registry owner of ${name}`,
+  );
+}
+
+/**
+ * The effective owner of `name`: the NameWrapper token owner when the registry owner is the NameWrapper,
+ * else the registry owner; null when unowned.
+ */
+export async function getOwner(
+  provider: Provider,
+  ens: { ensRegistry: string; nameWrapper: string },
+  name: string,
+): Promise<string | null> {
+  const registryOwner = await getRegistryOwner(provider, ens.ensRegistry, name);
+  if (registryOwner === null || registryOwner !== getAddress(ens.nameWrapper)) return registryOwner;
+  return readAddress(
+    provider,
+    ens.nameWrapper,
+    nameWrapperInterface,
+    'ownerOf',
+    [BigInt(namehash(name))],
+    `NameWrapper owner of ${name}`,
+  );
+}
+
+async function supportsInterface(provider: Provider, address: string, interfaceId: string): Promise<boolean> {
+  try {
+    const raw = await provider.call({
+      to: address,
+      data: resolverInterface.encodeFunctionData('supportsInterface', [interfaceId]),
+    });
+    const [supported] = resolverInterface.decodeFunctionResult('supportsInterface', raw) as unknown as [
+      boolean,
+    ];
+    return supported;
+  } catch (err) {
+    // A contract without ERC-165 reverts or answers nothing: it does not support the interface.
+    if (isCallException(err) || (err instanceof Error && 'code' in err && err.code === 'BAD_DATA'))
+      return false;
+    throw toUpstreamError(`supportsInterface on ${address}`, err);
+  }
+}
+
+/**
+ * ENSIP-10 resolver of `name`: the first resolver set on the name or its closest ancestor; one found on an
+ * ancestor counts only if it supports IExtendedResolver (wildcard). Null when there is none.
+ */
+export async function getResolverAddress(
+  provider: Provider,
+  registry: string,
+  name: string,
+): Promise<string | null> {
+  const labels = name === '' ? [] : name.split('.');
+  for (let i = 0; i <= labels.length; i++) {
+    const current = labels.slice(i).join('.');
+    const resolver = await readAddress(
+      provider,
+      registry,
+      ensRegistryInterface,
+      'resolver',
+      [namehash(current)],
+      `registry resolver of ${current}`,
+    );
+    if (resolver === null) continue;
+    if (i === 0) return resolver;
+    return (await supportsInterface(provider, resolver, EXTENDED_RESOLVER_INTERFACE_ID)) ? resolver : null;
+  }
+  return null;
+}
+
+function revertData(err: unknown): string | undefined {
+  if (!isCallException(err)) return undefined;
+  return typeof err.data === 'string' && err.data.length >= 10 ? err.data : undefined;
+}
+
+function parseUrError(err: unknown): ErrorDescription | null {
+  const data = revertData(err);
+  if (!data) return null;
+  try {
+    return universalResolverInterface.parseError(data);
+  } catch {
+    return null;
+  }
+}
+
+/** Message of a revert payload: Error(string) reason, or the raw hex. */
+function describeRevert(data: string): string {
+  if (data === '0x') return 'empty revert';
+  try {
+    const parsed = resolverInterface.parseError(data);
+    if (parsed) return `${parsed.name}(${parsed.args.map(String).join(', ')})`;
+  } catch {
+    // not a known error
+  }
+  return data;
+}
+
+function upstreamFromUr(context: string, parsed: ErrorDescription, cause: unknown): UpstreamError {
+  let message: string;
+  if (parsed.name === 'ResolverError')
+    message = `resolver reverted: ${describeRevert(String(parsed.args[0]))}`;
+  else if (parsed.name === 'HttpError')
+    message = `gateway HTTP ${String(parsed.args[0])}: ${String(parsed.args[1])}`;
+  else message = parsed.name;
+  return new UpstreamError(`${context}: ${message}`, {
+    upstreamCode: parsed.name,
+    upstreamMessage: message,
+    cause,
+  });
+}
+
+export interface UniversalResolveResult {
+  /** The resolver that answered, or null when the name has no (usable) resolver. */
+  resolver: string | null;
+  /** One entry per call: the ABI-encoded answer, or null (no resolver, unsupported, failed sub-call, empty). */
+  results: Array<Hex | null>;
+}
+
+/**
+ * Resolves `calls` (ABI-encoded resolver calls, e.g. `text(node,key)`) for `name` in ONE eth_call through the
+ * universal resolver: `resolve(dnsEncode(name), multicall(calls))` (a single call is passed as is), with
+ * ENSIP-10 wildcard and CCIP-Read. No resolver is not an error (resolver null, all results null). RPC and
+ * gateway failures throw UpstreamError. `name` must be normalised.
+ */
+export async function universalResolve(
+  provider: Provider,
+  universalResolver: string,
+  name: string,
+  calls: Hex[],
+): Promise<UniversalResolveResult> {
+  const single = calls.length === 1 ? calls[0] : undefined;
+  const data = single ?? resolverInterface.encodeFunctionData('multicall', [calls]);
+  const context = `resolving ${name}`;
+  let raw: string;
+  try {
+    raw = await provider.call({
+      to: universalResolver,
+      data: universalResolverInterface.encodeFunctionData('resolve', [dnsEncode(name), data]),
+      enableCcipRead: true,
+    });
+  } catch (err) {
+    const parsed = parseUrError(err);
+    if (parsed?.name === 'ResolverNotFound' || parsed?.name === 'ResolverNotContract') {
+      return { resolver: null, results: calls.map(() => null) };
+    }
+    if (
+      single !== undefined &&
+      (parsed?.name === 'UnsupportedResolverProfile' || isEmptyResolverError(parsed))
+    ) {
+      // The resolver does not implement this one call: no record, not a failure.
+      return { resolver: null, results: [null] };
+    }
+    if (parsed) throw upstreamFromUr(context, parsed, err);
+    throw toUpstreamError(context, err);
+  }
+  try {
+    const [result, resolver] = universalResolverInterface.decodeFunctionResult('resolve', raw) as unknown as [
+      string,
+      string,
+    ];
+    if (single !== undefined) return { resolver: orNull(resolver), results: [emptyToNull(result)] };
+    const [answers] = resolverInterface.decodeFunctionResult('multicall', result) as unknown as [string[]];
+    if (answers.length !== calls.length) {
+      throw new Error(`multicall answered ${answers.length} results for ${calls.length} calls`);
+    }
+    return { resolver: orNull(resolver), results: answers.map(emptyToNull) };
+  } catch (err) {
+    throw toUpstreamError(`${context}: undecodable answer`, err);
+  }
+}
+
+function isEmptyResolverError(parsed: ErrorDescription | null): boolean {
+  return parsed?.name === 'ResolverError' && String(parsed.args[0]) === '0x';
+}
+
+function emptyToNull(value: string): Hex | null {
+  return value === '0x' ? null : (value as Hex);
+}
+
+export interface UniversalReverseResult {
+  /** The verified primary name (forward-resolves back to the address), or null. */
+  name: string | null;
+  /** The forward resolver of the primary name, or null. */
+  resolver: string | null;
+  /** The resolver of `<addr>.addr.reverse`, or null. */
+  reverseResolver: string | null;
+  /** Set when a reverse record exists but its name does not resolve back to the address. */
+  unverifiedName?: string;
+}
+
+/**
+ * Primary name of `address` (coin type 60) through the universal resolver's `reverse`, verified by forward
+ * resolution (CCIP-Read enabled). No reverse record or a mismatching one: name null. Failures: UpstreamError.
+ */
+export async function universalReverse(
+  provider: Provider,
+  universalResolver: string,
+  address: string,
+): Promise<UniversalReverseResult> {
+  const context = `reverse resolving ${address}`;
+  let raw: string;
+  try {
+    raw = await provider.call({
+      to: universalResolver,
+      data: universalResolverInterface.encodeFunctionData('reverse', [getBytes(getAddress(address)), 60n]),
+      enableCcipRead: true,
+    });
+  } catch (err) {
+    const parsed = parseUrError(err);
+    if (parsed?.name === 'ResolverNotFound' || parsed?.name === 'ResolverNotContract') {
+      return { name: null, resolver: null, reverseResolver: null };
+    }
+    if (parsed?.name === 'ReverseAddressMismatch') {
+      return { name: null, resolver: null, reverseResolver: null, unverifiedName: String(parsed.args[0]) };
+    }
+    if (parsed) throw upstreamFromUr(context, parsed, err);
+    throw toUpstreamError(context, err);
+  }
+  try {
+    const [primary, resolver, reverseResolver] = universalResolverInterface.decodeFunctionResult(
+      'reverse',
+      raw,
+    ) as unknown as [string, string, string];
+    return {
+      name: primary === '' ? null : primary,
+      resolver: orNull(resolver),
+      reverseResolver: orNull(reverseResolver),
+    };
+  } catch (err) {
+    throw toUpstreamError(`${context}: undecodable answer`, err);
+  }
+}

@@ -1,0 +1,48 @@
+export { UpstreamError, isUpstreamError, toUpstreamError } from './errors';
+export {
+  CHAIN_IDS,
+  DEFAULT_ENS_ADDRESSES,
+  DEFAULT_RPC_TIMEOUT_MS,
+  DEFAULT_RPC_URLS,
+  NETWORK_NAMES,
+  NetworkConfigError,
+  isNetworkName,
+  loadNetworksConfig,
+  networkByChainId,
+  networksEnvSchema,
+  networksFromEnv,
+  type EnsAddresses,
+  type NetworkConfig,
+  type NetworkName,
+  type NetworksConfig,
+  type NetworksEnv,
+} from './networks';
+export { ChainProvider, createProvider } from './provider';
+export {
+  getOwner,
+  getRegistryOwner,
+  getResolverAddress,
+  universalResolve,
+  universalReverse,
+  type UniversalResolveResult,
+  type UniversalReverseResult,
+} from './ens-reads';
+export {
+  CcipRequestError,
+  decodeResolveCall,
+  offchainResolverSignatureHash,
+  signOffchainResolverResponse,
+} from './ccip';
+export {
+  ENS_REGISTRY_ABI,
+  EXTENDED_RESOLVER_INTERFACE_ID,
+  NAME_WRAPPER_ABI,
+  OFFCHAIN_RESOLVER_ABI,
+  RESOLVER_ABI,
+  UNIVERSAL_RESOLVER_ABI,
+  ensRegistryInterface,
+  nameWrapperInterface,
+  offchainResolverInterface,
+  resolverInterface,
+  universalResolverInterface,
+} from './abis';

@@ -1,0 +1,141 @@
+import { getAddress } from 'ethers';
+import { z } from 'zod';
+
+export const NETWORK_NAMES = ['mainnet', 'sepolia'] as const;
+export type NetworkName = (typeof NETWORK_NAMES)[number];
+
+export const CHAIN_IDS: Record<NetworkName, number> = { mainnet: 1, sepolia: 11155111 };
+
+/** The ENS contracts a network's services talk to. */
+export interface EnsAddresses {
+  ensRegistry: string;
+  nameWrapper: string;
+  publicResolver: string;
+  reverseRegistrar: string;
+  universalResolver: string;
+}
+
+export interface NetworkConfig {
+  name: NetworkName;
+  chainId: number;
+  rpcUrl: string;
+  /** Timeout of one RPC request and of one CCIP-Read gateway fetch. */
+  rpcTimeoutMs: number;
+  ens: EnsAddresses;
+}
+
+export type NetworksConfig = Record<NetworkName, NetworkConfig>;
+
+/** The real ENS deployments (docs.ens.domains/learn/deployments). */
+export const DEFAULT_ENS_ADDRESSES: Record<NetworkName, EnsAddresses> = {
+  mainnet: {
+    ensRegistry: '0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e',
+    nameWrapper: '0xD4416b13d2b3a9aBae7AcD5D6C2BbDBE25686401',
+    publicResolver: '0xF29100983E058B709F3D539b0c765937B804AC15',
+    reverseRegistrar: '0xa58E81fe9b61B5c3fE2AFD33CF304c454AbFc7Cb',
+    universalResolver: '0xeEeEEEeE14D718C2B47D9923Deab1335E144EeEe',
+  },
+  sepolia: {
+    ensRegistry: '0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e',
+    nameWrapper: '0x0635513f179D50A207757E05759CbD106d7dFcE8',
+    publicResolver: '0xE99638b40E4Fff0129D56f03b55b6bbC4BBE49b5',
+    reverseRegistrar: '0xA0a1AbcDAe1a2a4A2EF8e9113Ff0e02DD81DC0C6',
+    universalResolver: '0xeEeEEEeE14D718C2B47D9923Deab1335E144EeEe',
+  },
+};
+
+/** Public RPC endpoints used when `<NETWORK>_RPC_URL` is unset (fine for development, set your own in production). */
+export const DEFAULT_RPC_URLS: Record<NetworkName, string> = {
+  mainnet: 'https://ethereum-rpc.publicnode.com',
+  sepolia: 'https://ethereum-sepolia-rpc.publicnode.com',
+};
+
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+const addressSchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+  .transform((a) => getAddress(a.toLowerCase()));
+const urlSchema = z.url({ protocol: /^https?$/ });
+
+const ENV_SUFFIXES = {
+  ensRegistry: 'ENS_REGISTRY',
+  nameWrapper: 'NAME_WRAPPER',
+  publicResolver: 'PUBLIC_RESOLVER',
+  reverseRegistrar: 'REVERSE_REGISTRAR',
+  universalResolver: 'UNIVERSAL_RESOLVER',
+} as const satisfies Record<keyof EnsAddresses, string>;
+
+function prefix(network: NetworkName): string {
+  return network.toUpperCase();
+}
+
+/**
+ * zod schema of the chain env vars: `<NETWORK>_RPC_URL`, `<NETWORK>_ENS_REGISTRY`, `<NETWORK>_NAME_WRAPPER`,
+ * `<NETWORK>_PUBLIC_RESOLVER`, `<NETWORK>_REVERSE_REGISTRAR`, `<NETWORK>_UNIVERSAL_RESOLVER` for NETWORK in
+ * MAINNET, SEPOLIA, and `RPC_TIMEOUT_MS`. Services merge its `.shape` into their own config schema.
+ */
+export const networksEnvSchema = z.object({
+  MAINNET_RPC_URL: urlSchema.optional(),
+  MAINNET_ENS_REGISTRY: addressSchema.optional(),
+  MAINNET_NAME_WRAPPER: addressSchema.optional(),
+  MAINNET_PUBLIC_RESOLVER: addressSchema.optional(),
+  MAINNET_REVERSE_REGISTRAR: addressSchema.optional(),
+  MAINNET_UNIVERSAL_RESOLVER: addressSchema.optional(),
+  SEPOLIA_RPC_URL: urlSchema.optional(),
+  SEPOLIA_ENS_REGISTRY: addressSchema.optional(),
+  SEPOLIA_NAME_WRAPPER: addressSchema.optional(),
+  SEPOLIA_PUBLIC_RESOLVER: addressSchema.optional(),
+  SEPOLIA_REVERSE_REGISTRAR: addressSchema.optional(),
+  SEPOLIA_UNIVERSAL_RESOLVER: addressSchema.optional(),
+  RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
+});
+
+export type NetworksEnv = z.infer<typeof networksEnvSchema>;
+
+export class NetworkConfigError extends Error {
+  override name = 'NetworkConfigError';
+}
+
+/** Builds both networks' config from parsed env (the output of `networksEnvSchema`). */
+export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
+  const build = (name: NetworkName): NetworkConfig => {
+    const p = prefix(name);
+    const env = parsed as Record<string, string | number | undefined>;
+    const ens = { ...DEFAULT_ENS_ADDRESSES[name] };
+    for (const key of Object.keys(ENV_SUFFIXES) as Array<keyof EnsAddresses>) {
+      const value = env[`${p}_${ENV_SUFFIXES[key]}`];
+      if (typeof value === 'string') ens[key] = value;
+    }
+    const rpcUrl = env[`${p}_RPC_URL`];
+    return {
+      name,
+      chainId: CHAIN_IDS[name],
+      rpcUrl: typeof rpcUrl === 'string' ? rpcUrl : DEFAULT_RPC_URLS[name],
+      rpcTimeoutMs: parsed.RPC_TIMEOUT_MS,
+      ens,
+    };
+  };
+  return { mainnet: build('mainnet'), sepolia: build('sepolia') };
+}
+
+/** Reads and validates the chain env vars (see `networksEnvSchema`); throws NetworkConfigError listing bad vars. */
+export function loadNetworksConfig(env: NodeJS.ProcessEnv = process.env): NetworksConfig {
+  const result = networksEnvSchema.safeParse(env);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new NetworkConfigError(`invalid chain configuration: ${issues}`);
+  }
+  return networksFromEnv(result.data);
+}
+
+export function isNetworkName(value: unknown): value is NetworkName {
+  return typeof value === 'string' && (NETWORK_NAMES as readonly string[]).includes(value);
+}
+
+export function networkByChainId(
+  config: NetworksConfig,
+  chainId: number | bigint,
+): NetworkConfig | undefined {
+  return Object.values(config).find((n) => BigInt(n.chainId) === BigInt(chainId));
+}

@@ -1,0 +1,393 @@
+import {
+  Contract,
+  ContractFactory,
+  JsonRpcProvider,
+  NonceManager,
+  Wallet,
+  ZeroAddress,
+  getAddress,
+  type InterfaceAbi,
+  type TransactionReceipt,
+} from 'ethers';
+import { dnsEncode, labelhash, namehash, type Hex } from '@nrp/ens';
+import {
+  erc1271WalletTestDoubleArtifact,
+  nameWrapperTestDoubleArtifact,
+  universalResolverTestDoubleArtifact,
+  type ContractArtifact,
+} from '@nrp/contracts';
+import { anvilAccounts, startAnvil, type AnvilAccount, type AnvilNode, type AnvilOptions } from './anvil';
+
+interface NpmArtifact {
+  contractName: string;
+  abi: InterfaceAbi;
+  bytecode: string;
+}
+
+function npmArtifact(path: string): ContractArtifact {
+  // The ENS npm packages ship truffle build JSON (abi + bytecode); load lazily, they are large.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const json = require(path) as NpmArtifact;
+  return { contractName: json.contractName, abi: json.abi, bytecode: json.bytecode };
+}
+
+/** The real ENS artifacts from npm (registry and reverse registrar from @ensdomains/ens, and so on). */
+export const ensNpmArtifacts = {
+  get ensRegistry(): ContractArtifact {
+    return npmArtifact('@ensdomains/ens/build/contracts/ENSRegistry.json');
+  },
+  get reverseRegistrar(): ContractArtifact {
+    return npmArtifact('@ensdomains/ens/build/contracts/ReverseRegistrar.json');
+  },
+  get publicResolver(): ContractArtifact {
+    return npmArtifact('@ensdomains/resolver/build/contracts/PublicResolver.json');
+  },
+  get baseRegistrar(): ContractArtifact {
+    return npmArtifact('@ensdomains/ethregistrar/build/contracts/BaseRegistrarImplementation.json');
+  },
+  get offchainResolver(): ContractArtifact {
+    return npmArtifact(
+      '@ensdomains/offchain-resolver-contracts/artifacts/contracts/OffchainResolver.sol/OffchainResolver.json',
+    );
+  },
+};
+
+/** Addresses of an ENS deployment on the local chain. */
+export interface EnsDeployment {
+  ensRegistry: string;
+  publicResolver: string;
+  reverseRegistrar: string;
+  baseRegistrar: string;
+  nameWrapper: string;
+  universalResolver: string;
+}
+
+export class EnsFixtureError extends Error {
+  override name = 'EnsFixtureError';
+}
+
+const PRIVATE_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
+const ONE_YEAR = 365 * 24 * 3600;
+
+async function deploy(
+  signer: NonceManager,
+  artifact: ContractArtifact,
+  args: unknown[] = [],
+): Promise<Contract> {
+  const factory = new ContractFactory(artifact.abi, artifact.bytecode, signer);
+  const deployed = await factory.deploy(...args);
+  await deployed.waitForDeployment();
+  return new Contract(await deployed.getAddress(), artifact.abi, signer);
+}
+
+/**
+ * ENS on a local chain, with helpers that sign as the right account. Accounts are anvil's well-known ones
+ * plus any key given to `signerFor`; methods taking an `owner`/`account` address sign with its known key.
+ */
+export class EnsFixture {
+  readonly provider: JsonRpcProvider;
+  readonly addresses: EnsDeployment;
+  readonly deployer: NonceManager;
+  private readonly signers = new Map<string, NonceManager>();
+
+  private constructor(provider: JsonRpcProvider, deployer: NonceManager, addresses: EnsDeployment) {
+    this.provider = provider;
+    this.deployer = deployer;
+    this.addresses = addresses;
+  }
+
+  /** Deploys the ENS contracts and wires `eth` (BaseRegistrar, deployer as controller) and `addr.reverse`. */
+  static async deploy(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
+    const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+    const deployerWallet = new Wallet(deployerKey, provider);
+    const deployer = new NonceManager(deployerWallet);
+    const registry = await deploy(deployer, ensNpmArtifacts.ensRegistry);
+    const registryAddress = await registry.getAddress();
+    const [publicResolver, baseRegistrar, nameWrapper, universalResolver] = await Promise.all([
+      deploy(deployer, ensNpmArtifacts.publicResolver, [registryAddress]),
+      deploy(deployer, ensNpmArtifacts.baseRegistrar, [registryAddress, namehash('eth')]),
+      deploy(deployer, nameWrapperTestDoubleArtifact, [registryAddress]),
+      deploy(deployer, universalResolverTestDoubleArtifact, [registryAddress]),
+    ]);
+    const publicResolverAddress = await publicResolver.getAddress();
+    const reverseRegistrar = await deploy(deployer, ensNpmArtifacts.reverseRegistrar, [
+      registryAddress,
+      publicResolverAddress,
+    ]);
+    const addresses: EnsDeployment = {
+      ensRegistry: registryAddress,
+      publicResolver: publicResolverAddress,
+      reverseRegistrar: await reverseRegistrar.getAddress(),
+      baseRegistrar: await baseRegistrar.getAddress(),
+      nameWrapper: await nameWrapper.getAddress(),
+      universalResolver: await universalResolver.getAddress(),
+    };
+    const fixture = new EnsFixture(provider, deployer, addresses);
+    fixture.signers.set(deployerWallet.address.toLowerCase(), deployer);
+    const root = '0x' + '00'.repeat(32);
+    const owner = deployerWallet.address;
+    await fixture.send(registry, deployer, 'setSubnodeOwner', [root, labelhash('reverse'), owner]);
+    await fixture.send(registry, deployer, 'setSubnodeOwner', [
+      namehash('reverse'),
+      labelhash('addr'),
+      addresses.reverseRegistrar,
+    ]);
+    await fixture.send(registry, deployer, 'setSubnodeOwner', [
+      root,
+      labelhash('eth'),
+      addresses.baseRegistrar,
+    ]);
+    await fixture.send(baseRegistrar, deployer, 'addController', [owner]);
+    return fixture;
+  }
+
+  /** Contract bound to the fixture's deployer. */
+  contract(name: keyof EnsDeployment): Contract {
+    const artifacts: Record<keyof EnsDeployment, () => ContractArtifact> = {
+      ensRegistry: () => ensNpmArtifacts.ensRegistry,
+      publicResolver: () => ensNpmArtifacts.publicResolver,
+      reverseRegistrar: () => ensNpmArtifacts.reverseRegistrar,
+      baseRegistrar: () => ensNpmArtifacts.baseRegistrar,
+      nameWrapper: () => nameWrapperTestDoubleArtifact,
+      universalResolver: () => universalResolverTestDoubleArtifact,
+    };
+    return new Contract(this.addresses[name], artifacts[name]().abi, this.deployer);
+  }
+
+  /** A nonce-managed signer for `privateKey` (cached), registered so later calls can sign as its address. */
+  signerFor(privateKey: string): NonceManager {
+    const wallet = new Wallet(privateKey, this.provider);
+    const key = wallet.address.toLowerCase();
+    let signer = this.signers.get(key);
+    if (!signer) {
+      signer = new NonceManager(wallet);
+      this.signers.set(key, signer);
+    }
+    return signer;
+  }
+
+  /** The signer of a known address (anvil account or one given to signerFor), or of a private key. */
+  signerOf(addressOrKey: string): NonceManager {
+    if (PRIVATE_KEY_RE.test(addressOrKey)) return this.signerFor(addressOrKey);
+    const key = addressOrKey.toLowerCase();
+    const known = this.signers.get(key);
+    if (known) return known;
+    const account = anvilAccounts().find((a) => a.address.toLowerCase() === key);
+    if (!account)
+      throw new EnsFixtureError(`no private key known for ${addressOrKey}; pass it to signerFor first`);
+    return this.signerFor(account.privateKey);
+  }
+
+  /** Sends `fn(args)` on `contract` as `signer` and waits for a successful receipt. */
+  async send(
+    contract: Contract,
+    signer: NonceManager,
+    fn: string,
+    args: unknown[],
+  ): Promise<TransactionReceipt> {
+    const bound = contract.connect(signer) as Contract;
+    try {
+      const tx = await bound.getFunction(fn).send(...args);
+      const receipt = await tx.wait();
+      if (!receipt || receipt.status !== 1)
+        throw new EnsFixtureError(`${fn} failed (status ${receipt?.status})`);
+      return receipt;
+    } catch (err) {
+      signer.reset();
+      if (err instanceof EnsFixtureError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new EnsFixtureError(`${fn}(${args.map(String).join(', ')}) failed: ${message}`, { cause: err });
+    }
+  }
+
+  async registryOwner(name: string): Promise<string> {
+    return getAddress(
+      String(await this.contract('ensRegistry').getFunction('owner').staticCall(namehash(name))),
+    );
+  }
+
+  async resolverOf(name: string): Promise<string> {
+    return getAddress(
+      String(await this.contract('ensRegistry').getFunction('resolver').staticCall(namehash(name))),
+    );
+  }
+
+  /** Owner that can manage `name`: the NameWrapper token owner for wrapped names, else the registry owner. */
+  async effectiveOwner(name: string): Promise<string> {
+    const owner = await this.registryOwner(name);
+    if (owner !== getAddress(this.addresses.nameWrapper)) return owner;
+    const tokenOwner = await this.contract('nameWrapper')
+      .getFunction('ownerOf')
+      .staticCall(BigInt(namehash(name)));
+    return getAddress(String(tokenOwner));
+  }
+
+  /**
+   * Registers `<label>.eth` to `owner` through the BaseRegistrar (the deployer is a controller), then sets
+   * its resolver (default: the public resolver; null: none).
+   */
+  async registerEthName(
+    label: string,
+    owner: string,
+    opts: { durationSeconds?: number; resolver?: string | null } = {},
+  ): Promise<{ name: string; node: Hex; tokenId: bigint }> {
+    const tokenId = BigInt(labelhash(label));
+    await this.send(this.contract('baseRegistrar'), this.deployer, 'register', [
+      tokenId,
+      owner,
+      opts.durationSeconds ?? ONE_YEAR,
+    ]);
+    const name = `${label}.eth`;
+    const resolver = opts.resolver === undefined ? this.addresses.publicResolver : opts.resolver;
+    if (resolver !== null) await this.setResolver(name, resolver);
+    return { name, node: namehash(name), tokenId };
+  }
+
+  /**
+   * Creates `<label>.<parentName>` owned by `owner` through the registry, signed by the parent's registry owner
+   * (or through the NameWrapper double when the parent is wrapped). Resolver default: the public resolver;
+   * null: none.
+   */
+  async createSubname(
+    parentName: string,
+    label: string,
+    owner: string,
+    opts: { resolver?: string | null } = {},
+  ): Promise<{ name: string; node: Hex }> {
+    const resolver =
+      opts.resolver === undefined ? this.addresses.publicResolver : (opts.resolver ?? ZeroAddress);
+    const parentOwner = await this.registryOwner(parentName);
+    if (parentOwner === getAddress(this.addresses.nameWrapper)) {
+      const tokenOwner = await this.effectiveOwner(parentName);
+      await this.send(this.contract('nameWrapper'), this.signerOf(tokenOwner), 'setSubnodeRecord', [
+        namehash(parentName),
+        label,
+        owner,
+        resolver,
+        0,
+        0,
+        0,
+      ]);
+    } else {
+      await this.send(this.contract('ensRegistry'), this.signerOf(parentOwner), 'setSubnodeRecord', [
+        namehash(parentName),
+        labelhash(label),
+        owner,
+        resolver,
+        0,
+      ]);
+    }
+    const name = `${label}.${parentName}`;
+    return { name, node: namehash(name) };
+  }
+
+  /** Wraps `name` into the NameWrapper double for `owner`, signed by the current registry owner. */
+  async wrapName(name: string, owner: string): Promise<{ tokenId: bigint }> {
+    const registryOwner = await this.registryOwner(name);
+    const signer = this.signerOf(registryOwner);
+    await this.send(this.contract('ensRegistry'), signer, 'setApprovalForAll', [
+      this.addresses.nameWrapper,
+      true,
+    ]);
+    await this.send(this.contract('nameWrapper'), signer, 'wrap', [dnsEncode(name), owner, ZeroAddress]);
+    return { tokenId: BigInt(namehash(name)) };
+  }
+
+  /** Sets the resolver of `name`, signed by its owner (through the NameWrapper double if wrapped). */
+  async setResolver(name: string, resolver: string): Promise<void> {
+    const registryOwner = await this.registryOwner(name);
+    if (registryOwner === getAddress(this.addresses.nameWrapper)) {
+      const owner = await this.effectiveOwner(name);
+      await this.send(this.contract('nameWrapper'), this.signerOf(owner), 'setResolver', [
+        namehash(name),
+        resolver,
+      ]);
+      return;
+    }
+    await this.send(this.contract('ensRegistry'), this.signerOf(registryOwner), 'setResolver', [
+      namehash(name),
+      resolver,
+    ]);
+  }
+
+  private async resolverCall(name: string, fn: string, args: unknown[]): Promise<void> {
+    const resolver = await this.resolverOf(name);
+    if (resolver === ZeroAddress) throw new EnsFixtureError(`${name} has no resolver`);
+    const contract = new Contract(resolver, ensNpmArtifacts.publicResolver.abi, this.provider);
+    const signer = this.signerOf(await this.effectiveOwner(name));
+    await this.send(contract, signer, fn, [namehash(name), ...args]);
+  }
+
+  setText(name: string, key: string, value: string): Promise<void> {
+    return this.resolverCall(name, 'setText', [key, value]);
+  }
+
+  setAddr(name: string, address: string): Promise<void> {
+    return this.resolverCall(name, 'setAddr(bytes32,address)', [address]);
+  }
+
+  setAddrForCoin(name: string, coinType: number | bigint, value: string): Promise<void> {
+    return this.resolverCall(name, 'setAddr(bytes32,uint256,bytes)', [coinType, value]);
+  }
+
+  setContenthash(name: string, value: string): Promise<void> {
+    return this.resolverCall(name, 'setContenthash', [value]);
+  }
+
+  /** Sets the primary name of `account` (address or private key) through ReverseRegistrar.setName. */
+  async setReverseName(account: string, name: string): Promise<void> {
+    await this.send(this.contract('reverseRegistrar'), this.signerOf(account), 'setName', [name]);
+  }
+
+  /** Deploys ENS's real OffchainResolver (npm artifact) with a gateway URL template and trusted signers. */
+  async deployOffchainResolver(url: string, signers: string[]): Promise<string> {
+    const resolver = await deploy(this.deployer, ensNpmArtifacts.offchainResolver, [url, signers]);
+    return resolver.getAddress();
+  }
+
+  /** Deploys the ERC-1271 wallet double owned by `owner`. */
+  async deployErc1271Wallet(owner: string): Promise<string> {
+    const wallet = await deploy(this.deployer, erc1271WalletTestDoubleArtifact, [owner]);
+    return wallet.getAddress();
+  }
+
+  destroy(): void {
+    this.provider.destroy();
+  }
+}
+
+/** Deploys ENS (real npm artifacts + our test doubles) on the chain at `rpcUrl`. */
+export function deployEns(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
+  return EnsFixture.deploy(rpcUrl, deployerKey);
+}
+
+export interface EnsChain {
+  anvil: AnvilNode;
+  ens: EnsFixture;
+  contracts: EnsDeployment;
+  accounts: AnvilAccount[];
+  stop(): Promise<void>;
+}
+
+/** startAnvil + deployEns (deployer: anvil account 0) in one call, for tests. */
+export async function startEnsChain(opts: AnvilOptions = {}): Promise<EnsChain> {
+  const anvil = await startAnvil(opts);
+  try {
+    const deployer = anvil.accounts[0];
+    if (!deployer) throw new EnsFixtureError('anvil has no accounts');
+    const ens = await deployEns(anvil.rpcUrl, deployer.privateKey);
+    return {
+      anvil,
+      ens,
+      contracts: ens.addresses,
+      accounts: anvil.accounts,
+      stop: async () => {
+        ens.destroy();
+        await anvil.stop();
+      },
+    };
+  } catch (err) {
+    await anvil.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,102 @@
+import { EnsPlugin, JsonRpcProvider, Network, ZeroAddress } from 'ethers';
+import { namehash } from '@nrp/ens';
+import { startEnsChain, type EnsChain } from '../src/ens-fixture';
+
+describe('ENS fixture on anvil, read with plain ethers v6', () => {
+  let chain: EnsChain;
+  let provider: JsonRpcProvider;
+
+  beforeAll(async () => {
+    chain = await startEnsChain();
+    const network = new Network('sepolia', 11155111);
+    network.attachPlugin(new EnsPlugin(chain.contracts.ensRegistry, 11155111));
+    provider = new JsonRpcProvider(chain.anvil.rpcUrl, network, { staticNetwork: network });
+  });
+
+  afterAll(async () => {
+    provider?.destroy();
+    await chain?.stop();
+  });
+
+  it('deploys ENS with eth owned by the BaseRegistrar and addr.reverse by the ReverseRegistrar', async () => {
+    const { ens, contracts } = chain;
+    expect(await ens.registryOwner('eth')).toBe(contracts.baseRegistrar);
+    expect(await ens.registryOwner('addr.reverse')).toBe(contracts.reverseRegistrar);
+    const defaultResolver = await ens
+      .contract('reverseRegistrar')
+      .getFunction('defaultResolver')
+      .staticCall();
+    expect(defaultResolver).toBe(contracts.publicResolver);
+  });
+
+  it('resolves a registered .eth name: resolver, text, addr, contenthash', async () => {
+    const [, alice] = chain.accounts;
+    if (!alice) throw new Error('no account');
+    const { ens } = chain;
+    const { name, node } = await ens.registerEthName('alice', alice.address);
+    expect(node).toBe(namehash('alice.eth'));
+    await ens.setText(name, 'com.github', 'alice-gh');
+    await ens.setAddr(name, alice.address);
+    await ens.setContenthash(
+      name,
+      '0xe3010170122029f2d17be6139079dc48696d1f582a8530eb9805b561eda517e22a892c7e3f1f',
+    );
+
+    const resolver = await provider.getResolver(name);
+    expect(resolver?.address).toBe(chain.contracts.publicResolver);
+    expect(await resolver?.getText('com.github')).toBe('alice-gh');
+    expect(await resolver?.getText('missing')).toBe(''); // ethers returns the empty string as is
+    expect(await provider.resolveName(name)).toBe(alice.address);
+    expect(await resolver?.getContentHash()).toBe('ipfs://QmRAQB6YaCyidP37UdDnjFY5vQuiBrcqdyoW1CuDgwxkD4');
+  });
+
+  it('resolves subnames, no-resolver names and wrapped names', async () => {
+    const [, , bob, carol] = chain.accounts;
+    if (!bob || !carol) throw new Error('no account');
+    const { ens } = chain;
+    await ens.registerEthName('bob', bob.address);
+    await ens.createSubname('bob.eth', 'pay', carol.address);
+    await ens.setAddr('pay.bob.eth', carol.address);
+    expect(await provider.resolveName('pay.bob.eth')).toBe(carol.address);
+
+    await ens.createSubname('bob.eth', 'bare', carol.address, { resolver: null });
+    expect(await provider.getResolver('bare.bob.eth')).toBeNull();
+    expect(await provider.resolveName('bare.bob.eth')).toBeNull();
+    expect(await provider.getResolver('never-registered.eth')).toBeNull();
+
+    await ens.wrapName('bob.eth', carol.address);
+    expect(await ens.registryOwner('bob.eth')).toBe(chain.contracts.nameWrapper);
+    expect(await ens.effectiveOwner('bob.eth')).toBe(carol.address);
+    const wrapper = ens.contract('nameWrapper');
+    expect(await wrapper.getFunction('names').staticCall(namehash('bob.eth'))).toBe(
+      '0x03626f6203657468' + '00',
+    );
+    // the token owner can still edit records on the public resolver
+    await ens.setText('bob.eth', 'url', 'https://bob.example');
+    expect(await (await provider.getResolver('bob.eth'))?.getText('url')).toBe('https://bob.example');
+    // and create wrapped subnames
+    await ens.createSubname('bob.eth', 'w', bob.address);
+    expect(await ens.effectiveOwner('w.bob.eth')).toBe(bob.address);
+    expect(await wrapper.getFunction('names').staticCall(namehash('w.bob.eth'))).toBe(
+      '0x0177' + '03626f6203657468' + '00',
+    );
+    const [owner] = (await wrapper.getFunction('getData').staticCall(BigInt(namehash('w.bob.eth')))) as [
+      string,
+    ];
+    expect(owner).toBe(bob.address);
+  });
+
+  it('reverse-resolves with lookupAddress once the primary name is set and verified', async () => {
+    const [, , , , dave] = chain.accounts;
+    if (!dave) throw new Error('no account');
+    const { ens } = chain;
+    expect(await provider.lookupAddress(dave.address)).toBeNull();
+    await ens.registerEthName('dave', dave.address);
+    await ens.setAddr('dave.eth', dave.address);
+    await ens.setReverseName(dave.address, 'dave.eth');
+    expect(await provider.lookupAddress(dave.address)).toBe('dave.eth');
+    // a primary name that does not resolve back is not returned
+    await ens.setAddr('dave.eth', ZeroAddress.replace(/0$/, '1'));
+    expect(await provider.lookupAddress(dave.address)).toBeNull();
+  });
+});
