@@ -11,6 +11,8 @@ export interface RunOptions {
   /** Closed in order after the server has drained: pools, clients, workers. */
   onShutdown?: Array<() => Promise<void>>;
   graceMs: number;
+  /** Default true. The dev stack runs several services in one process and handles signals itself. */
+  handleSignals?: boolean;
 }
 
 export interface RunningService {
@@ -51,10 +53,12 @@ export async function runService(options: RunOptions): Promise<RunningService> {
     })();
     return closing;
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void shutdown(signal).then(() => process.exit(0));
-    });
+  if (options.handleSignals ?? true) {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        void shutdown(signal).then(() => process.exit(0));
+      });
+    }
   }
   return { server, url, shutdown };
 }

@@ -17,6 +17,7 @@ export async function startService<C extends BaseConfig>(
   name: string,
   config: C,
   factory: ServiceFactory<C>,
+  options: { handleSignals?: boolean } = {},
 ): Promise<RunningService & { logger: Logger }> {
   const logger = createLogger(name, config.LOG_LEVEL);
   const { app, onShutdown } = await factory(config, logger);
@@ -27,6 +28,7 @@ export async function startService<C extends BaseConfig>(
     logger,
     onShutdown,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    handleSignals: options.handleSignals,
   });
   return { ...running, logger };
 }
