@@ -1,0 +1,59 @@
+export interface StoredBlob {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** Minimal blob storage used by the services; implemented over S3 and over a local directory. */
+export interface BlobStore {
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** Null when the key does not exist. */
+  get(key: string): Promise<StoredBlob | null>;
+  /** Deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** All keys starting with `prefix`, sorted. */
+  list(prefix: string): Promise<string[]>;
+  /** Resolves when the store is reachable and usable; rejects with StorageError otherwise. */
+  ping(): Promise<void>;
+}
+
+export type StorageOperation = 'put' | 'get' | 'delete' | 'list' | 'ping';
+
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+  constructor(
+    readonly operation: StorageOperation,
+    readonly key: string | undefined,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`storage ${operation}${key === undefined ? '' : ` "${key}"`} failed: ${message}`, options);
+  }
+}
+
+const KEY_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Keys are `/`-separated segments of [A-Za-z0-9._-], each starting with a letter or digit (so no `.`,
+ * `..`, hidden files, empty segments or absolute paths), at most 512 characters.
+ */
+export function assertBlobKey(key: string, operation: StorageOperation = 'put'): string {
+  const ok = key.length > 0 && key.length <= 512 && key.split('/').every((s) => KEY_SEGMENT.test(s));
+  if (!ok) throw new StorageError(operation, key, 'invalid key');
+  return key;
+}
+
+/** Prefixes may end with `/` or be empty; otherwise they follow the key rules. */
+export function assertBlobPrefix(prefix: string): string {
+  const trimmed = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+  if (trimmed !== '') assertBlobKey(trimmed, 'list');
+  return prefix;
+}
+
+export function assertContentType(contentType: string, key: string): string {
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(contentType)) {
+    throw new StorageError('put', key, 'invalid content type');
+  }
+  return contentType;
+}
+
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

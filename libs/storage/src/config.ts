@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { BlobStore } from './blob-store';
+import { createLocalBlobStore } from './local';
+import { createS3BlobStore } from './s3';
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+/** Environment for blob storage: S3 when S3_BUCKET is set, else a local directory (BLOB_DIR). */
+export const blobStoreEnvSchema = z.object({
+  S3_BUCKET: optional,
+  S3_ENDPOINT: optional.pipe(z.url().optional()),
+  S3_REGION: optional,
+  S3_ACCESS_KEY_ID: optional,
+  S3_SECRET_ACCESS_KEY: optional,
+  BLOB_DIR: optional,
+});
+
+export type BlobStoreConfig =
+  | {
+      kind: 's3';
+      bucket: string;
+      endpoint?: string;
+      region: string;
+      accessKeyId?: string;
+      secretAccessKey?: string;
+    }
+  | { kind: 'local'; dir: string };
+
+export function parseBlobStoreConfig(env: Record<string, string | undefined>): BlobStoreConfig {
+  const e = blobStoreEnvSchema.parse(env);
+  if (e.S3_BUCKET) {
+    return {
+      kind: 's3',
+      bucket: e.S3_BUCKET,
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION ?? 'us-east-1',
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+    };
+  }
+  return { kind: 'local', dir: e.BLOB_DIR ?? '.data/blobs' };
+}
+
+export function createBlobStore(config: BlobStoreConfig): BlobStore {
+  return config.kind === 's3' ? createS3BlobStore(config) : createLocalBlobStore(config.dir);
+}
+
+export const blobStoreFromEnv = (env: Record<string, string | undefined> = process.env): BlobStore =>
+  createBlobStore(parseBlobStoreConfig(env));
