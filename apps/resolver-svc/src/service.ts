@@ -1,20 +1,86 @@
+import { Redis } from 'ioredis';
+import { networksFromEnv } from '@nrp/chain';
 import { createApp, parseTrustProxy, readPackageVersion, type ServiceFactory } from '@nrp/server';
+import { ResultCache } from './cache';
 import type { Config } from './config';
+import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
+import { Resolution } from './resolution';
+import { chainRoutes } from './routes/chains';
+import { profileRoutes } from './routes/profile';
+import { recordRoutes } from './routes/records';
+import { reverseRoutes } from './routes/reverse';
 
 export const SERVICE_NAME = 'resolver-svc';
 
-const description = `Name resolution service: profiles, multichain addresses, text records and verified reverse profiles.`;
+const description = `Name resolution service: profiles, multichain addresses, text records and verified reverse profiles.
+
+**Resolution.** Every lookup goes through the network's ENS universal resolver: ENSIP-10 wildcard resolvers and
+EIP-3668 CCIP-Read (offchain resolvers) included. All records of one request are batched into one \`multicall\`,
+so a cold profile costs one \`eth_call\` (two when a CCIP-Read gateway answers). Names are normalised with
+ENSIP-15; responses carry the normalised name.
+
+**Network.** Each request may pass \`network=mainnet|sepolia\`; without it the service's \`DEFAULT_NETWORK\`
+(default \`mainnet\`) is used. Cache entries are per network.
+
+**Defaults.** Without a selection a profile lists the text keys ${DEFAULT_TEXT_KEYS.join(', ')} and the
+addresses of ${DEFAULT_CHAINS.join(', ')}. Every requested record is listed, \`exists: false\` with an empty value
+when unset. Address values are in the chain's native format; a coin type without a known format, or bytes that do
+not fit it, are returned as raw 0x-hex with \`exists: true\`. A contenthash whose codec has no URI scheme is raw
+0x-hex too. A text answer that does not decode counts as unset.
+
+**Caching.** Forward answers are cached for FORWARD_CACHE_TTL_SECONDS and reverse answers (address → verified
+primary name) for REVERSE_CACHE_TTL_SECONDS (5 minutes each by default), in process (LRU) and in Redis when
+REDIS_URL is set. \`noCache=true\` resolves on chain and refreshes the cache. Concurrent identical requests share
+one upstream call. \`Cache-Control: public, max-age=<seconds left>\` fits the cached answer's remaining lifetime.
+
+**Upstream failures.** An RPC node that is down, slower than RPC_TIMEOUT_MS or answers an error, and a CCIP-Read
+gateway that fails, answer 502 \`UPSTREAM_ERROR\` whose \`upstream\` member holds the upstream's own \`message\` and
+\`code\` (ethers code such as TIMEOUT, SERVER_ERROR, OFFCHAIN_FAULT, or the universal resolver's error name).
+A name without resolver or an unknown name is not an error. Failures are never cached.`;
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 1000, lazyConnect: false })
+    : undefined;
+  redis?.on('error', (err) => logger.warn({ err }, 'redis error'));
+  const cache = new ResultCache({
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    redis,
+    prefix: config.CACHE_REDIS_PREFIX,
+    logger,
+  });
+  const resolution = new Resolution({
+    networks: networksFromEnv(config),
+    cache,
+    forwardTtlMs: config.FORWARD_CACHE_TTL_SECONDS * 1000,
+    reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
+    resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
+  });
+  const ctx = { resolution, defaultNetwork: config.DEFAULT_NETWORK };
+  const readiness: Record<string, () => Promise<unknown>> = {
+    [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
+  };
+  if (redis) readiness.redis = () => redis.ping();
+
   const app = createApp({
     service: SERVICE_NAME,
     version: readPackageVersion(require.resolve('../package.json')),
     description,
     logger,
-    routes: [],
+    routes: [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()],
+    readiness,
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    redis,
   });
-  return { app, onShutdown: [] };
+  return {
+    app,
+    onShutdown: [
+      async () => resolution.destroy(),
+      async () => {
+        if (redis) await redis.quit().catch(() => redis.disconnect());
+      },
+    ],
+  };
 };

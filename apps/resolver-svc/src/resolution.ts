@@ -1,0 +1,194 @@
+/**
+ * Forward and reverse resolution through each network's universal resolver, behind the result cache.
+ * One forward lookup (all selected records) is ONE eth_call (two with CCIP-Read); a reverse lookup is one
+ * eth_call for the verified primary name, then a forward lookup for its profile.
+ */
+import {
+  UpstreamError,
+  createProvider,
+  universalResolve,
+  universalReverse,
+  type ChainProvider,
+  type NetworkName,
+  type NetworksConfig,
+} from '@nrp/chain';
+import type { Profile, ReverseProfile } from '@nrp/client';
+import { normalizeName } from '@nrp/ens';
+import type { CacheResult, ResultCache } from './cache';
+import {
+  SUMMARY_TEXT_KEYS,
+  decodeRecords,
+  recordCalls,
+  selectionKey,
+  withTexts,
+  type RecordSelection,
+  type ResolvedRecords,
+} from './records';
+
+export interface ResolutionOptions {
+  networks: NetworksConfig;
+  cache: ResultCache;
+  forwardTtlMs: number;
+  reverseTtlMs: number;
+  /** Upper bound of one lookup; default 3 × the network's RPC timeout. */
+  resolveTimeoutMs?: number;
+}
+
+export interface Fresh<T> {
+  value: T;
+  /** Unix ms when the answer stops being fresh (drives Cache-Control). */
+  expiresAt: number;
+}
+
+/** Rejects with an UpstreamError (code TIMEOUT) when `promise` takes longer than `ms`. */
+function withDeadline<T>(promise: Promise<T>, ms: number, context: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const message = `no answer within ${ms} ms`;
+      reject(
+        new UpstreamError(`${context}: ${message}`, { upstreamCode: 'TIMEOUT', upstreamMessage: message }),
+      );
+    }, ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** The primary name as stored, when it is a normalised ENS name; anything else does not count (ENSIP-19). */
+function normalisedOrNull(name: string | null): string | null {
+  if (name === null || name === '') return null;
+  try {
+    return normalizeName(name) === name ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+export function toProfile(name: string, records: ResolvedRecords): Profile {
+  const profile: Profile = { name, texts: records.texts, addresses: records.addresses };
+  if (records.contenthash) profile.contenthash = records.contenthash;
+  if (records.resolver) profile.resolver = records.resolver;
+  return profile;
+}
+
+function textValue(records: ResolvedRecords, key: string): string | null {
+  const record = records.texts.find((t) => t.key === key);
+  return record?.exists ? record.value : null;
+}
+
+export function noReverseRecord(address: string): ReverseProfile {
+  return {
+    address,
+    hasReverseRecord: false,
+    name: null,
+    avatar: null,
+    displayName: null,
+    description: null,
+    profile: null,
+  };
+}
+
+export class Resolution {
+  private readonly providers = new Map<NetworkName, ChainProvider>();
+
+  constructor(private readonly options: ResolutionOptions) {}
+
+  provider(network: NetworkName): ChainProvider {
+    let provider = this.providers.get(network);
+    if (!provider) {
+      provider = createProvider(this.options.networks[network]);
+      this.providers.set(network, provider);
+    }
+    return provider;
+  }
+
+  private timeoutMs(network: NetworkName): number {
+    return this.options.resolveTimeoutMs ?? this.options.networks[network].rpcTimeoutMs * 3;
+  }
+
+  /** The selected records of `name` (normalised), cached per network, name and selection. */
+  async records(
+    network: NetworkName,
+    name: string,
+    selection: RecordSelection,
+    fresh = false,
+  ): Promise<Fresh<ResolvedRecords>> {
+    const key = `${network}:fwd:${name}:${selectionKey(selection)}`;
+    const hit: CacheResult<ResolvedRecords> = await this.options.cache.get(
+      key,
+      this.options.forwardTtlMs,
+      async () => {
+        const config = this.options.networks[network];
+        const answer = await withDeadline(
+          universalResolve(
+            this.provider(network),
+            config.ens.universalResolver,
+            name,
+            recordCalls(name, selection),
+          ),
+          this.timeoutMs(network),
+          `resolving ${name} on ${network}`,
+        );
+        return decodeRecords(selection, answer.resolver, answer.results);
+      },
+      fresh,
+    );
+    return { value: hit.value, expiresAt: hit.expiresAt };
+  }
+
+  /** The verified primary name of `address` (checksummed), or null; cached per network and address. */
+  async primaryName(network: NetworkName, address: string, fresh = false): Promise<Fresh<string | null>> {
+    const key = `${network}:rev:${address.toLowerCase()}`;
+    const hit = await this.options.cache.get(
+      key,
+      this.options.reverseTtlMs,
+      async () => {
+        const config = this.options.networks[network];
+        const answer = await withDeadline(
+          universalReverse(this.provider(network), config.ens.universalResolver, address),
+          this.timeoutMs(network),
+          `reverse resolving ${address} on ${network}`,
+        );
+        return normalisedOrNull(answer.name);
+      },
+      fresh,
+    );
+    return { value: hit.value, expiresAt: hit.expiresAt };
+  }
+
+  /**
+   * Reverse profile (spec rule 3): only a verified primary name counts. The summary text keys (avatar, name,
+   * description) are always resolved; the profile lists the requested ones.
+   */
+  async reverseProfile(
+    network: NetworkName,
+    address: string,
+    selection: RecordSelection,
+    fresh = false,
+  ): Promise<Fresh<ReverseProfile>> {
+    const primary = await this.primaryName(network, address, fresh);
+    if (primary.value === null) return { value: noReverseRecord(address), expiresAt: primary.expiresAt };
+    const name = primary.value;
+    const full = withTexts(selection, Object.values(SUMMARY_TEXT_KEYS));
+    const forward = await this.records(network, name, full, fresh);
+    const requested = new Set(selection.texts);
+    const records = forward.value;
+    return {
+      value: {
+        address,
+        hasReverseRecord: true,
+        name,
+        avatar: textValue(records, SUMMARY_TEXT_KEYS.avatar),
+        displayName: textValue(records, SUMMARY_TEXT_KEYS.displayName),
+        description: textValue(records, SUMMARY_TEXT_KEYS.description),
+        profile: toProfile(name, { ...records, texts: records.texts.filter((t) => requested.has(t.key)) }),
+      },
+      expiresAt: Math.min(primary.expiresAt, forward.expiresAt),
+    };
+  }
+
+  destroy(): void {
+    for (const provider of this.providers.values()) provider.destroy();
+    this.providers.clear();
+  }
+}

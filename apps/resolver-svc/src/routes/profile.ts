@@ -1,0 +1,100 @@
+import {
+  bulkProfileQuerySchema,
+  bulkProfileResultSchema,
+  nameParamsSchema,
+  profileQuerySchema,
+  profileSchema,
+  resolverNameParam,
+  type BulkProfileResult,
+} from '@nrp/client';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { parsePart } from '@nrp/validation';
+import { bulkError, bulkRouteProblems, nameRouteProblems, orUpstreamProblem } from '../problems';
+import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
+import { toProfile } from '../resolution';
+import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+
+function profileSelection(query: {
+  texts?: string[];
+  addresses?: number[];
+  contenthash?: boolean;
+}): RecordSelection {
+  return {
+    texts: query.texts ?? DEFAULT_TEXT_KEYS,
+    coins: query.addresses ?? DEFAULT_COIN_TYPES,
+    contenthash: query.contenthash ?? false,
+  };
+}
+
+export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
+  return [
+    // Registered before /profile/:name so that `bulk` is never taken for a name.
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/profile/bulk',
+      summary: 'Profiles of up to 20 names',
+      description:
+        'One entry per distinct input name, in input order (duplicate inputs are removed). An entry that fails ' +
+        '(invalid name, upstream failure) is `type: "error"` with the status, code and detail the single ' +
+        'endpoint would have answered; it does not fail the others. Same record options as the profile.',
+      tags: ['profiles'],
+      query: bulkProfileQuerySchema,
+      responses: {
+        200: {
+          description: 'One entry per input',
+          schema: bulkProfileResultSchema,
+          headers: cacheControlHeader,
+        },
+      },
+      problems: bulkRouteProblems,
+      handler: async ({ query }, req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const selection = profileSelection(query);
+        let expiresAt = Infinity;
+        const results: BulkProfileResult['results'] = await Promise.all(
+          query.names.map(async (input) => {
+            try {
+              const name = parsePart('params', nameParamsSchema, { name: input }).name;
+              const records = await ctx.resolution.records(network, name, selection, query.noCache ?? false);
+              expiresAt = Math.min(expiresAt, records.expiresAt);
+              return { type: 'success' as const, input, profile: toProfile(name, records.value) };
+            } catch (err) {
+              const entry = bulkError(input, err);
+              if (entry.status >= 500 && entry.code !== 'UPSTREAM_ERROR')
+                req.log.error({ err, input }, 'bulk profile entry failed');
+              return entry;
+            }
+          }),
+        );
+        // A failed entry is worth retrying at once: such a result is not cached.
+        const failed = results.some((r) => r.type === 'error' && r.status >= 500);
+        if (failed || !Number.isFinite(expiresAt)) res.setHeader('Cache-Control', 'no-cache');
+        else setCacheControl(res, expiresAt);
+        return { results };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/profile/:name',
+      summary: 'Profile of a name',
+      description:
+        'Text records, multichain addresses and (with `contenthash=true`) the contenthash of a name, resolved ' +
+        'through the universal resolver (ENSIP-10 wildcard, EIP-3668 CCIP-Read) in one `eth_call`. Every ' +
+        'requested record is listed, with `exists: false` and an empty value when unset; an unknown name or a ' +
+        'name without resolver is a profile with every record `exists: false`.',
+      tags: ['profiles'],
+      params: nameParamsSchema,
+      query: profileQuerySchema,
+      responses: { 200: { description: 'The profile', schema: profileSchema, headers: cacheControlHeader } },
+      problems: nameRouteProblems,
+      handler: async ({ params, query }, _req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const records = await orUpstreamProblem(
+          ctx.resolution.records(network, params.name, profileSelection(query), query.noCache ?? false),
+        );
+        setCacheControl(res, records.expiresAt);
+        return toProfile(params.name, records.value);
+      },
+    }),
+  ];
+}

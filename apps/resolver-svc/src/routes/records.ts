@@ -1,0 +1,76 @@
+import {
+  addressesQuerySchema,
+  addressesResultSchema,
+  nameParamsSchema,
+  textsQuerySchema,
+  textsResultSchema,
+} from '@nrp/client';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { nameRouteProblems, orUpstreamProblem } from '../problems';
+import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
+import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+
+export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/addresses/:name',
+      summary: 'Multichain addresses of a name',
+      description:
+        "Address records decoded into each chain's native format (EVM: EIP-55 checksummed; BTC, SOL, … per " +
+        'address-encoder). Filter by `coins` (coin types) or by `chains` (short names from GET /ens/v2/chains), ' +
+        'not both; without a filter the 8 default chains. An unknown chain name is a 400.',
+      tags: ['records'],
+      params: nameParamsSchema,
+      query: addressesQuerySchema,
+      responses: {
+        200: { description: 'The addresses', schema: addressesResultSchema, headers: cacheControlHeader },
+      },
+      problems: nameRouteProblems,
+      handler: async ({ params, query }, _req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const coins = query.coins ?? query.chains ?? DEFAULT_COIN_TYPES;
+        const records = await orUpstreamProblem(
+          ctx.resolution.records(
+            network,
+            params.name,
+            { texts: [], coins, contenthash: false },
+            query.noCache ?? false,
+          ),
+        );
+        setCacheControl(res, records.expiresAt);
+        return { name: params.name, addresses: records.value.addresses };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/texts/:name',
+      summary: 'Text records of a name',
+      description:
+        'The text records named in `keys`. Without `keys`, every well-known key (ENS has no on-chain list of ' +
+        `the keys a resolver holds): ${WELL_KNOWN_TEXT_KEYS.join(', ')}. Every requested key is listed, with ` +
+        '`exists: false` and an empty value when unset.',
+      tags: ['records'],
+      params: nameParamsSchema,
+      query: textsQuerySchema,
+      responses: {
+        200: { description: 'The texts', schema: textsResultSchema, headers: cacheControlHeader },
+      },
+      problems: nameRouteProblems,
+      handler: async ({ params, query }, _req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const texts = query.keys ?? WELL_KNOWN_TEXT_KEYS;
+        const records = await orUpstreamProblem(
+          ctx.resolution.records(
+            network,
+            params.name,
+            { texts, coins: [], contenthash: false },
+            query.noCache ?? false,
+          ),
+        );
+        setCacheControl(res, records.expiresAt);
+        return { name: params.name, texts: records.value.texts };
+      },
+    }),
+  ];
+}

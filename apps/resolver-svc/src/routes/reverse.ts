@@ -1,0 +1,114 @@
+import {
+  addressParamsSchema,
+  bulkReverseQuerySchema,
+  bulkReverseResultSchema,
+  reverseProfileSchema,
+  reverseQuerySchema,
+  type BulkReverseResult,
+} from '@nrp/client';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { parsePart } from '@nrp/validation';
+import { addressRouteProblems, bulkError, bulkRouteProblems, orUpstreamProblem } from '../problems';
+import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
+import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+
+function reverseSelection(
+  query: { texts?: string[]; contenthash?: boolean },
+  coins: number[] | undefined,
+): RecordSelection {
+  return {
+    texts: query.texts ?? DEFAULT_TEXT_KEYS,
+    coins: coins ?? DEFAULT_COIN_TYPES,
+    contenthash: query.contenthash ?? true,
+  };
+}
+
+export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/reverse/bulk',
+      summary: 'Reverse profiles of up to 20 addresses',
+      description:
+        'One entry per distinct input address, in input order (duplicate inputs are removed). An entry that ' +
+        'fails (invalid address, upstream failure) is `type: "error"` with the status, code and detail the ' +
+        'single endpoint would have answered; it does not fail the others. `addresses` lists the addresses, so ' +
+        'the address records of each profile are selected with `records` (chain names or coin types).',
+      tags: ['reverse'],
+      query: bulkReverseQuerySchema,
+      responses: {
+        200: {
+          description: 'One entry per input',
+          schema: bulkReverseResultSchema,
+          headers: cacheControlHeader,
+        },
+      },
+      problems: bulkRouteProblems,
+      handler: async ({ query }, req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const selection = reverseSelection(query, query.records);
+        let expiresAt = Infinity;
+        const results: BulkReverseResult['results'] = await Promise.all(
+          query.addresses.map(async (input) => {
+            try {
+              const address = parsePart('params', addressParamsSchema, { address: input }).address;
+              const reverse = await ctx.resolution.reverseProfile(
+                network,
+                address,
+                selection,
+                query.noCache ?? false,
+              );
+              expiresAt = Math.min(expiresAt, reverse.expiresAt);
+              return { type: 'success' as const, input, reverse: reverse.value };
+            } catch (err) {
+              const entry = bulkError(input, err);
+              if (entry.status >= 500 && entry.code !== 'UPSTREAM_ERROR')
+                req.log.error({ err, input }, 'bulk reverse entry failed');
+              return entry;
+            }
+          }),
+        );
+        // A failed entry is worth retrying at once: such a result is not cached.
+        const failed = results.some((r) => r.type === 'error' && r.status >= 500);
+        if (failed || !Number.isFinite(expiresAt)) res.setHeader('Cache-Control', 'no-cache');
+        else setCacheControl(res, expiresAt);
+        return { results };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/ens/v2/reverse/:address/profile',
+      summary: 'Primary name and profile of an address',
+      description:
+        'The primary name comes from the reverse record (ENSIP-19, coin type 60) and counts only when verified: ' +
+        'the name must be normalised and its forward `addr` must equal the requested address. Otherwise 200 with ' +
+        '`hasReverseRecord: false` and null `name`, `avatar`, `displayName`, `description` and `profile`. ' +
+        '`avatar`, `displayName` and `description` are the `avatar`, `name` and `description` text records, ' +
+        'always resolved; `profile.texts` lists the requested keys. `noCache` applies to both lookups.',
+      tags: ['reverse'],
+      params: addressParamsSchema,
+      query: reverseQuerySchema,
+      responses: {
+        200: {
+          description: 'The reverse profile',
+          schema: reverseProfileSchema,
+          headers: cacheControlHeader,
+        },
+      },
+      problems: addressRouteProblems,
+      handler: async ({ params, query }, _req, res) => {
+        const network = query.network ?? ctx.defaultNetwork;
+        const reverse = await orUpstreamProblem(
+          ctx.resolution.reverseProfile(
+            network,
+            params.address,
+            reverseSelection(query, query.addresses),
+            query.noCache ?? false,
+          ),
+        );
+        setCacheControl(res, reverse.expiresAt);
+        return reverse.value;
+      },
+    }),
+  ];
+}
