@@ -1,7 +1,7 @@
 import { hashMessage, JsonRpcProvider, Wallet } from 'ethers';
 import { deployERC1271WalletTestDouble } from '@nrp/contracts';
 import type { DatabaseHandle } from '@nrp/db';
-import { startAnvil, type AnvilNode } from '@nrp/testkit/src/anvil'; // TEMP until testkit index is complete
+import { startAnvil, type AnvilNode } from '@nrp/testkit';
 import {
   createNonceStore,
   verifyMessageSignature,

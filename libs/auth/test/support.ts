@@ -2,7 +2,7 @@ import { Wallet } from 'ethers';
 import { SiweMessage } from 'siwe';
 import { createSiweMessage } from 'viem/siwe';
 import { migrate, type DatabaseHandle } from '@nrp/db';
-import { createTestDatabase } from '@nrp/testkit/src/database'; // TEMP until testkit index is complete
+import { createTestDatabase } from '@nrp/testkit';
 import { ProblemError } from '@nrp/validation';
 import { nonceMigration, type NonceTables } from '../src';
 
