@@ -198,10 +198,7 @@ export async function universalResolve(
     if (parsed?.name === 'ResolverNotFound' || parsed?.name === 'ResolverNotContract') {
       return { resolver: null, results: calls.map(() => null) };
     }
-    if (
-      single !== undefined &&
-      (parsed?.name === 'UnsupportedResolverProfile' || isEmptyResolverError(parsed))
-    ) {
+    if (single !== undefined && parsed?.name === 'UnsupportedResolverProfile') {
       // The resolver does not implement this one call: no record, not a failure.
       return { resolver: null, results: [null] };
     }
@@ -222,10 +219,6 @@ export async function universalResolve(
   } catch (err) {
     throw toUpstreamError(`${context}: undecodable answer`, err);
   }
-}
-
-function isEmptyResolverError(parsed: ErrorDescription | null): boolean {
-  return parsed?.name === 'ResolverError' && String(parsed.args[0]) === '0x';
 }
 
 function emptyToNull(value: string): Hex | null {

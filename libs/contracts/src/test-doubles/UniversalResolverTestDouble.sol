@@ -159,6 +159,8 @@ contract UniversalResolverTestDouble {
         if (!extended && data.length >= 4 && bytes4(data) == MULTICALL) return _multicall(resolver, data);
         bytes memory callData = extended ? abi.encodeCall(IExtendedResolverForUR.resolve, (name, data)) : data;
         (bool ok, bytes memory ret) = resolver.staticcall(callData);
+        // An empty revert on the first call means the resolver does not implement this profile (not a failure).
+        if (!ok && ret.length == 0) revert UnsupportedResolverProfile(bytes4(data));
         if (!ok) _handleRevert(resolver, extended, ret, outerCallback, context);
         return extended ? abi.decode(ret, (bytes)) : ret;
     }
