@@ -1,6 +1,8 @@
 /** One jest run for the whole workspace: `npm test`, or `npx jest apps/<service>` for one project. */
 // ESM-only packages that jest (CommonJS) must transform.
 const esmPackages = [
+  // PGlite's CommonJS build loads Node built-ins with import(), which jest only runs when transformed to require().
+  '@electric-sql/pglite',
   'file-type',
   'strtok3',
   'token-types',
@@ -22,7 +24,7 @@ module.exports = {
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/scripts'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j|mj)s$': [
+    '^.+\\.(t|j|mj|cj)s$': [
       '@swc/jest',
       { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
     ],
