@@ -3,7 +3,7 @@
  * the parameter named in `errors`), and every RPC node or CCIP-Read gateway failure is 502 UPSTREAM_ERROR with
  * an `upstream: { message, code }` member carrying the upstream's own message and code unchanged.
  */
-import { isUpstreamError } from '@nrp/chain';
+import { isUpstreamError, type UpstreamError } from '@nrp/chain';
 import type { UpstreamDetail } from '@nrp/client';
 import { commonProblems, ProblemError, toProblem } from '@nrp/validation';
 
@@ -15,10 +15,32 @@ export const nameRouteProblems = [
 export const addressRouteProblems = [commonProblems.INVALID_INPUT, commonProblems.UPSTREAM_ERROR];
 export const bulkRouteProblems = [commonProblems.INVALID_INPUT];
 
+/** The JSON-RPC error object an RPC node answered, when ethers kept it (`info.error` or `error`). */
+function jsonRpcError(cause: unknown): { code: number; message: string } | undefined {
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const holder = cause as { info?: { error?: unknown }; error?: unknown };
+  for (const candidate of [holder.info?.error, holder.error]) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (typeof code === 'number' && typeof message === 'string') return { code, message };
+  }
+  return undefined;
+}
+
+/**
+ * The upstream's own message and code: the node's JSON-RPC error when it answered one (e.g. -32000 and its
+ * message), else the UpstreamError's (ethers code such as TIMEOUT or SERVER_ERROR, a gateway or revert reason).
+ */
+export function upstreamDetail(err: UpstreamError): UpstreamDetail {
+  const rpc = jsonRpcError(err.cause);
+  if (rpc) return rpc;
+  return { message: err.upstreamMessage, code: err.upstreamCode ?? null };
+}
+
 /** An UpstreamError becomes 502 UPSTREAM_ERROR with `upstream`; anything else is left to the error handler. */
 export function upstreamProblem(err: unknown): unknown {
   if (!isUpstreamError(err)) return err;
-  const upstream: UpstreamDetail = { message: err.upstreamMessage, code: err.upstreamCode ?? null };
+  const upstream = upstreamDetail(err);
   return new ProblemError(commonProblems.UPSTREAM_ERROR, err.message, {
     extensions: { upstream },
     cause: err,

@@ -72,9 +72,10 @@ export const reverseProfileSchema = z.object({
   profile: profileSchema.nullable(),
 });
 
+/** The upstream's own error: a JSON-RPC error's message and numeric code, or ethers' code (TIMEOUT, …). */
 export const upstreamDetailSchema = z.object({
   message: z.string(),
-  code: z.string().nullable(),
+  code: z.union([z.string(), z.number()]).nullable(),
 });
 
 const bulkErrorFields = {
@@ -135,7 +136,10 @@ export const resolverNameParam = ensName({ min: RESOLVER_NAME_MIN, max: RESOLVER
 const textKey = z
   .string()
   .max(MAX_TEXT_KEY_LENGTH, `a text key is at most ${MAX_TEXT_KEY_LENGTH} characters`)
-  .refine((key) => !/[\u0000-\u001f]/.test(key), 'a text key cannot contain control characters');
+  .refine(
+    (key) => ![...key].some((ch) => ch.charCodeAt(0) < 0x20),
+    'a text key cannot contain control characters',
+  );
 
 function coinTypeText(value: string): number | undefined {
   if (!/^\d{1,10}$/.test(value)) return undefined;

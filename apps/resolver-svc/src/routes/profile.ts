@@ -4,7 +4,6 @@ import {
   nameParamsSchema,
   profileQuerySchema,
   profileSchema,
-  resolverNameParam,
   type BulkProfileResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';

@@ -1,0 +1,131 @@
+/**
+ * One local chain for a test file (or the bench): ENS with names that cover every resolution path, ENS's real
+ * OffchainResolver behind the test gateway (CCIP-Read, wildcard on its parent), and a counting RPC proxy.
+ */
+import { Wallet } from 'ethers';
+import { chainByName, encodeAddress, encodeContenthash } from '@nrp/ens';
+import { createLogger, loadConfig } from '@nrp/server';
+import {
+  createTestRedis,
+  startEnsChain,
+  startTestGateway,
+  type EnsChain,
+  type TestGateway,
+  type TestRedis,
+} from '@nrp/testkit';
+import { configSchema, type Config } from '../src/config';
+import { createService } from '../src/service';
+import { startRpcProxy, type RpcProxy } from './rpc-proxy';
+
+export const IPFS_URI = 'ipfs://bafybeibj6lixxzqtsb45ysdjnupvqkufgdvzqbnvmhw2kf7cfkesy7r7d4';
+export const BTC_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+export const SOL_ADDRESS = 'So11111111111111111111111111111111111111112';
+export const BTC_LEGACY = '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa';
+export const BASE_COIN = chainByName('base')?.coinType ?? 0;
+
+export interface ResolverFixture {
+  chain: EnsChain;
+  gateway: TestGateway;
+  /** Counting proxy in front of anvil; services built with `env()` talk to the chain through it. */
+  proxy: RpcProxy;
+  redis: TestRedis | undefined;
+  offchainResolver: string;
+  accounts: {
+    /** Owns alice.eth; its reverse record is alice.eth (verified). */
+    alice: string;
+    /** Reverse record says alice.eth, but alice.eth does not point back (unverified). */
+    impostor: string;
+    /** No reverse record. */
+    nobody: string;
+    /** Reverse record bob.offchain.eth, verified through CCIP-Read. */
+    bob: string;
+  };
+  /** Environment of a resolver-svc for this chain (through the proxy), with overrides. */
+  env(overrides?: Record<string, string>): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startResolverFixture(): Promise<ResolverFixture> {
+  const chain = await startEnsChain();
+  const { ens } = chain;
+  const [deployer, alice, impostor, nobody, bob] = chain.accounts.map((a) => a.address);
+  if (!deployer || !alice || !impostor || !nobody || !bob) throw new Error('anvil accounts missing');
+
+  await ens.registerEthName('alice', alice);
+  await ens.setText('alice.eth', 'avatar', 'https://example.com/alice.png');
+  await ens.setText('alice.eth', 'name', 'Alice');
+  await ens.setText('alice.eth', 'description', 'Alice in ENS land');
+  await ens.setText('alice.eth', 'com.twitter', 'alice');
+  await ens.setAddr('alice.eth', alice);
+  await ens.setAddrForCoin('alice.eth', 0, encodeAddress(0, BTC_ADDRESS));
+  await ens.setAddrForCoin('alice.eth', 501, encodeAddress(501, SOL_ADDRESS));
+  await ens.setAddrForCoin('alice.eth', BASE_COIN, alice.toLowerCase());
+  await ens.setContenthash('alice.eth', encodeContenthash(IPFS_URI));
+  await ens.setReverseName(alice, 'alice.eth');
+  await ens.setReverseName(impostor, 'alice.eth');
+
+  await ens.registerEthName('noresolver', deployer, { resolver: null });
+
+  const gateway = await startTestGateway({
+    signerKey: Wallet.createRandom().privateKey,
+    records: {
+      'bob.offchain.eth': {
+        addr: bob,
+        addresses: { '0': encodeAddress(0, BTC_LEGACY) },
+        texts: { avatar: 'https://example.com/bob.png', description: 'Bob, offchain', name: 'Bob' },
+        contenthash: encodeContenthash(IPFS_URI),
+      },
+    },
+  });
+  const offchainResolver = await ens.deployOffchainResolver(gateway.url, [gateway.signerAddress]);
+  gateway.setResolverAddress(offchainResolver);
+  await ens.registerEthName('offchain', deployer, { resolver: offchainResolver });
+  await ens.setReverseName(bob, 'bob.offchain.eth');
+
+  const proxy = await startRpcProxy(chain.anvil.rpcUrl);
+  const redis = await createTestRedis();
+  return {
+    chain,
+    gateway,
+    proxy,
+    redis,
+    offchainResolver,
+    accounts: { alice, impostor, nobody, bob },
+    env: (overrides = {}) => ({
+      LOG_LEVEL: 'silent',
+      DEFAULT_NETWORK: 'sepolia',
+      SEPOLIA_RPC_URL: proxy.url,
+      SEPOLIA_ENS_REGISTRY: chain.contracts.ensRegistry,
+      SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RPC_TIMEOUT_MS: '5000',
+      ...(redis ? { REDIS_URL: process.env.REDIS_URL ?? '', CACHE_REDIS_PREFIX: redis.prefix } : {}),
+      ...overrides,
+    }),
+    stop: async () => {
+      await redis?.close();
+      await proxy.stop();
+      await gateway.stop();
+      await chain.stop();
+    },
+  };
+}
+
+export interface TestService {
+  app: Awaited<ReturnType<typeof createService>>['app'];
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** A resolver-svc built from `env` (not listening: use supertest). */
+export async function buildService(env: Record<string, string>): Promise<TestService> {
+  const config = loadConfig(configSchema, env);
+  const instance = await createService(config, createLogger('resolver-test', 'silent'));
+  return {
+    app: instance.app,
+    config,
+    close: async () => {
+      for (const step of instance.onShutdown) await step();
+    },
+  };
+}
