@@ -1,6 +1,63 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { networksEnvSchema } from '@nrp/chain';
 import { baseConfigSchema } from '@nrp/server';
+import { blobStoreEnvSchema } from '@nrp/storage';
 
-export const configSchema = baseConfigSchema(3001);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const commaSeparated = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+export const configSchema = baseConfigSchema(3001)
+  .extend(networksEnvSchema.shape)
+  .extend(blobStoreEnvSchema.shape)
+  .extend({
+    /** postgres:// URL; an embedded PGlite database (DB_DATA_DIR, or memory) when unset. */
+    DATABASE_URL: optionalString.pipe(z.url().optional()),
+    DB_DATA_DIR: optionalString,
+    DB_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+      .default('metadata'),
+    /** Base URL clients reach this service at; the stable image URLs start with it. */
+    PUBLIC_BASE_URL: z
+      .url()
+      .default('http://localhost:3001')
+      .transform((u) => u.replace(/\/+$/, '')),
+    /** `host[:port]` values accepted in the first line of sign-in messages. */
+    SIWE_DOMAINS: commaSeparated.default(['localhost:3001', 'localhost', 'localhost:3000']),
+    /** Offchain subname service base URL (ownership and token lookup of offchain subnames). */
+    OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
+    OFFCHAIN_TIMEOUT_MS: positiveInt.default(5000),
+    NONCE_TTL_MS: positiveInt.default(5 * 60_000),
+    PENDING_WINDOW_MS: positiveInt.default(5 * 60_000),
+    /** How often the background worker checks pending uploads (0 disables the worker). */
+    PENDING_CHECK_INTERVAL_MS: nonNegativeInt.default(5000),
+    /** How often stored bytes without a database row are looked for (0 disables). */
+    ORPHAN_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
+    /** Bytes younger than this are never treated as orphans (an upload may be between its two writes). */
+    ORPHAN_GRACE_MS: nonNegativeInt.default(10 * 60_000),
+    AVATAR_MAX_BYTES: positiveInt.default(2 * 1024 * 1024),
+    HEADER_MAX_BYTES: positiveInt.default(5 * 1024 * 1024),
+    /** Pixel limit of decoded raster images (width × height), against decompression bombs. */
+    MAX_IMAGE_PIXELS: positiveInt.default(40_000_000),
+    NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
+    UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(20),
+    DELETE_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
+    /** How long token metadata and rendered images are cached in process memory. */
+    METADATA_CACHE_TTL_MS: nonNegativeInt.default(60_000),
+    /** ENS app URL used for the `url` member of token metadata. */
+    NAME_URL_BASE: z.url().default('https://app.ens.domains'),
+  });
 
 export type Config = z.output<typeof configSchema>;

@@ -1,20 +1,184 @@
-import { createApp, parseTrustProxy, readPackageVersion, type ServiceFactory } from '@nrp/server';
+import { Redis } from 'ioredis';
+import { createNonceStore } from '@nrp/auth';
+import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from '@nrp/chain';
+import { createDatabase, migrate, type DatabaseHandle } from '@nrp/db';
+import {
+  createApp,
+  parseTrustProxy,
+  readPackageVersion,
+  type Logger,
+  type ServiceFactory,
+  type ServiceInstance,
+} from '@nrp/server';
+import { createBlobStore, parseBlobStoreConfig, type BlobStore } from '@nrp/storage';
 import type { Config } from './config';
+import type { MetadataContext } from './context';
+import { MIGRATION_TABLE, migrations, NONCE_TABLE, type MetadataDb } from './data/database';
+import type { NetworkAccess } from './ens-state';
+import { processPending, sweepOrphans } from './images';
+import { createOffchainClient } from './offchain-client';
+import { problems } from './problems';
+import { nonceRoutes } from './routes/nonce';
+import { profileRoutes } from './routes/profile';
+import { tokenRoutes } from './routes/token';
+import { startPeriodic } from './worker';
 
 export const SERVICE_NAME = 'metadata-svc';
+/** The declared API version of the image and metadata service (`GET /`). */
+export const API_VERSION = '1.0';
 
-const description = `Image and metadata service: token metadata, default images, sign-in nonces and avatar/header uploads.`;
+const description = `Image and metadata service: ERC-721/1155 token metadata and a rendered image per name, sign-in
+nonces, and avatar/header uploads authorised by Sign-In with Ethereum (EIP-4361).
 
-export const createService: ServiceFactory<Config> = async (config, logger) => {
+Choices where the contract is silent:
+- Nonces live NONCE_TTL_MS (5 min), are single-use, bound to the address and scope; \`expiresAt\` is Unix ms.
+- Sign-in failures are 401 with codes INVALID_SIGNATURE, INVALID_NONCE, EXPIRED_NONCE, NONCE_SCOPE_MISMATCH,
+  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271.
+- Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
+  IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
+  is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
+- SVG is sanitised with DOMPurify: scripts, event handlers, foreignObject, <style>, <use> and every reference
+  outside the document (href other than #id, url() other than url(#id), @import) are removed — data: images inside
+  an SVG are dropped too, since a nested document could carry its own active content.
+- Images are served at their stable URL with ETag (content hash), Cache-Control: public, max-age=60,
+  X-Content-Type-Options: nosniff and Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox.
+- Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker checks every
+  PENDING_CHECK_INTERVAL_MS and a GET of the image checks too. Bytes are written under a fresh key before the row,
+  and stored bytes that no row references are deleted by the orphan sweep once older than ORPHAN_GRACE_MS.
+- Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind (shared through Redis
+  when REDIS_URL is set).`;
+
+export interface ServiceOverrides {
+  /** Use this database instead of DATABASE_URL / PGlite (tests); it is not closed on shutdown. */
+  database?: DatabaseHandle<MetadataDb>;
+  /** Use this blob store instead of the S3/local one from the environment. */
+  blobs?: BlobStore;
+  now?: () => Date;
+}
+
+export interface MetadataService extends ServiceInstance {
+  context: MetadataContext;
+}
+
+/** Builds the service; `overrides` let tests hand in their database, blob store or clock. */
+export async function createMetadataService(
+  config: Config,
+  logger: Logger,
+  overrides: ServiceOverrides = {},
+): Promise<MetadataService> {
+  const onShutdown: Array<() => Promise<void>> = [];
+  const database =
+    overrides.database ??
+    createDatabase<MetadataDb>({
+      url: config.DATABASE_URL,
+      dataDir: config.DB_DATA_DIR,
+      schema: config.DB_SCHEMA,
+    });
+  if (!overrides.database) onShutdown.push(() => database.close());
+  try {
+    await migrate(database, { table: MIGRATION_TABLE, migrations });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const blobs =
+    overrides.blobs ??
+    createBlobStore(
+      parseBlobStoreConfig({
+        S3_BUCKET: config.S3_BUCKET,
+        S3_ENDPOINT: config.S3_ENDPOINT,
+        S3_REGION: config.S3_REGION,
+        S3_ACCESS_KEY_ID: config.S3_ACCESS_KEY_ID,
+        S3_SECRET_ACCESS_KEY: config.S3_SECRET_ACCESS_KEY,
+        BLOB_DIR: config.BLOB_DIR,
+      }),
+    );
+  const networkConfigs = networksFromEnv(config);
+  const networks = Object.fromEntries(
+    NETWORK_NAMES.map((name) => [
+      name,
+      { config: networkConfigs[name], provider: createProvider(networkConfigs[name]) },
+    ]),
+  ) as unknown as Record<NetworkName, NetworkAccess>;
+  onShutdown.push(async () => {
+    for (const access of Object.values(networks)) access.provider.destroy();
+  });
+  let redis: Redis | undefined;
+  if (config.REDIS_URL) {
+    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    client.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+    redis = client;
+    onShutdown.push(async () => {
+      await client.quit().catch(() => client.disconnect());
+    });
+  }
+
+  let invalidate: (network: NetworkName, node: string) => void = () => undefined;
+  const context: MetadataContext = {
+    config,
+    logger,
+    db: database.db,
+    blobs,
+    nonces: createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS }),
+    networks,
+    offchain: createOffchainClient(config.OFFCHAIN_URL, config.OFFCHAIN_TIMEOUT_MS),
+    now: overrides.now ?? (() => new Date()),
+    onImageChange: (network, node) => invalidate(network, node),
+  };
+  const token = tokenRoutes(context);
+  invalidate = (network, node) => token.caches.invalidate(network, node);
+
+  const readiness: Record<string, () => Promise<unknown>> = {
+    database: () => database.ping(),
+    storage: () => blobs.ping(),
+  };
+  for (const name of NETWORK_NAMES) {
+    // Only networks given an RPC URL are checked: the public defaults are for development.
+    if (config[`${name.toUpperCase() as 'MAINNET' | 'SEPOLIA'}_RPC_URL`]) {
+      readiness[`rpc:${name}`] = () => networks[name].provider.getBlockNumber();
+    }
+  }
+  if (redis) {
+    const client = redis;
+    readiness.redis = () => client.ping();
+  }
+
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
-    description,
+    version: API_VERSION,
+    description: `${description}\n\nBuild ${readPackageVersion(require.resolve('../package.json'))}.`,
     logger,
-    routes: [],
+    routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
+    problems: Object.values(problems),
+    readiness,
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    redis,
   });
-  return { app, onShutdown: [] };
-};
+
+  const pendingWorker = startPeriodic(
+    'pending-uploads',
+    config.PENDING_CHECK_INTERVAL_MS,
+    () => processPending(context),
+    logger,
+  );
+  const orphanWorker = startPeriodic(
+    'orphan-sweep',
+    config.ORPHAN_SWEEP_INTERVAL_MS,
+    async () => {
+      await context.nonces.sweepExpired(context.now());
+      return sweepOrphans(context);
+    },
+    logger,
+  );
+  // Workers stop first, so nothing runs against a closed database.
+  onShutdown.unshift(
+    () => pendingWorker.stop(),
+    () => orphanWorker.stop(),
+  );
+  return { app, onShutdown, context };
+}
+
+export const createService: ServiceFactory<Config> = (config, logger) =>
+  createMetadataService(config, logger);

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
@@ -9,7 +12,12 @@ describe('metadata-svc shared endpoints', () => {
 
   beforeAll(async () => {
     const instance = await createService(
-      loadConfig(configSchema, { LOG_LEVEL: 'silent' }),
+      loadConfig(configSchema, {
+        LOG_LEVEL: 'silent',
+        BLOB_DIR: mkdtempSync(join(tmpdir(), 'metadata-shared-')),
+        PENDING_CHECK_INTERVAL_MS: '0',
+        ORPHAN_SWEEP_INTERVAL_MS: '0',
+      }),
       createLogger('t', 'silent'),
     );
     app = instance.app;
@@ -21,7 +29,7 @@ describe('metadata-svc shared endpoints', () => {
 
   it('GET / names the service', async () => {
     const res = await request(app).get('/').expect(200);
-    expect(res.body).toMatchObject({ service: SERVICE_NAME, docs: '/docs' });
+    expect(res.body).toEqual({ service: SERVICE_NAME, version: '1.0', docs: '/docs' });
   });
 
   it('GET /health, /ready, /metrics and /openapi.json answer', async () => {

@@ -1,2 +1,164 @@
-// The metadata service's API schemas and typed client are added by its own work item.
-export {};
+/**
+ * Image and metadata service: request/response schemas (shared with the service, which validates with them and
+ * generates its OpenAPI document from them) and a typed client.
+ */
+import { z } from 'zod';
+import { ensName, ethAddress } from '@nrp/validation';
+import { requestJson, ServiceError, type ClientOptions } from './http';
+
+export const METADATA_NETWORKS = ['mainnet', 'sepolia'] as const;
+export type MetadataNetwork = (typeof METADATA_NETWORKS)[number];
+export const IMAGE_KINDS = ['avatar', 'header'] as const;
+export type ImageKind = (typeof IMAGE_KINDS)[number];
+export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
+
+export const nonceRequestSchema = z.object({
+  address: ethAddress,
+  scope: z.enum(NONCE_SCOPES).default('avatar+header').meta({
+    description: 'What the nonce may authorise: `avatar` calls, `header` calls, or either.',
+  }),
+});
+export type NonceRequest = z.input<typeof nonceRequestSchema>;
+
+export const nonceResponseSchema = z.object({
+  nonce: z
+    .string()
+    .meta({ description: 'At least 16 alphanumeric characters; put it in the sign-in message.' }),
+  expiresAt: z.number().int().meta({ description: 'Unix time in milliseconds.' }),
+});
+export type NonceResponse = z.output<typeof nonceResponseSchema>;
+
+export const profileImageParamsSchema = z.object({
+  network: z.enum(METADATA_NETWORKS),
+  subname: ensName({ min: 1, max: 255 }),
+});
+
+/** Fields of every upload and delete: the EIP-4361 message, its signature and the signer's address. */
+export const signedRequestSchema = z.object({
+  siweMessage: z.string().min(1).max(4096),
+  siweSignature: z
+    .string()
+    .regex(/^0x([0-9a-fA-F]{2})+$/, 'must be a 0x-prefixed hex string')
+    .max(20_000),
+  address: ethAddress,
+});
+export type SignedRequest = z.input<typeof signedRequestSchema>;
+
+const uploadResultBase = {
+  subname: z.string(),
+  network: z.enum(METADATA_NETWORKS),
+  uploadedAt: z.string().meta({ description: 'ISO 8601' }),
+  fileSize: z.number().int().meta({ description: 'Bytes stored (after SVG sanitising).' }),
+  isUpdate: z.boolean(),
+  pending: z.boolean().optional(),
+  message: z.string().optional(),
+};
+
+export const avatarUploadResultSchema = z.object({ ...uploadResultBase, avatarUrl: z.string() });
+export const headerUploadResultSchema = z.object({ ...uploadResultBase, headerUrl: z.string() });
+export type AvatarUploadResult = z.output<typeof avatarUploadResultSchema>;
+export type HeaderUploadResult = z.output<typeof headerUploadResultSchema>;
+
+export const deleteResultSchema = z.object({
+  subname: z.string(),
+  network: z.enum(METADATA_NETWORKS),
+  message: z.string(),
+  deletedAt: z.string().meta({ description: 'ISO 8601' }),
+});
+export type DeleteResult = z.output<typeof deleteResultSchema>;
+
+export const tokenParamsSchema = z.object({
+  chainId: z.string().regex(/^\d{1,20}$/, 'must be a decimal chain id'),
+  tokenId: z
+    .string()
+    .regex(/^(0x[0-9a-fA-F]{1,64}|\d{1,78})$/, 'must be a decimal or 0x-hex uint256')
+    .refine((value) => BigInt(value) < 2n ** 256n, 'must fit in a uint256')
+    .meta({ description: 'uint256 of the namehash, decimal or 0x-hex.' }),
+});
+
+export const metadataAttributeSchema = z.object({
+  trait_type: z.string(),
+  display_type: z.string(),
+  value: z.union([z.string(), z.number(), z.boolean(), z.record(z.string(), z.unknown())]),
+});
+
+export const tokenMetadataSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  image: z.string(),
+  image_url: z.string(),
+  attributes: z.array(metadataAttributeSchema),
+  name_length: z.number().int(),
+  segment_length: z.number().int(),
+  url: z.string().nullable(),
+  is_normalized: z.boolean(),
+  version: z.number().int(),
+  background_image: z.string().optional(),
+});
+export type TokenMetadata = z.output<typeof tokenMetadataSchema>;
+
+export interface UploadInput extends SignedRequest {
+  network: MetadataNetwork;
+  subname: string;
+  file: Blob;
+  fileName?: string;
+}
+
+function imagePath(network: string, subname: string, kind: ImageKind): string {
+  return `/profile/${network}/${encodeURIComponent(subname)}/${kind}`;
+}
+
+function uploadForm(kind: ImageKind, input: UploadInput): FormData {
+  const form = new FormData();
+  form.set('siweMessage', input.siweMessage);
+  form.set('siweSignature', input.siweSignature);
+  form.set('address', input.address);
+  form.set(kind, input.file, input.fileName ?? kind);
+  return form;
+}
+
+export function createMetadataClient(options: ClientOptions) {
+  return {
+    /** `POST /auth/nonce` */
+    getNonce: (body: NonceRequest) =>
+      requestJson(options, '/auth/nonce', nonceResponseSchema, { method: 'POST', body }),
+    /** `POST /profile/{network}/{subname}/avatar` */
+    uploadAvatar: (input: UploadInput) =>
+      requestJson(options, imagePath(input.network, input.subname, 'avatar'), avatarUploadResultSchema, {
+        method: 'POST',
+        formData: uploadForm('avatar', input),
+      }),
+    /** `POST /profile/{network}/{subname}/header` */
+    uploadHeader: (input: UploadInput) =>
+      requestJson(options, imagePath(input.network, input.subname, 'header'), headerUploadResultSchema, {
+        method: 'POST',
+        formData: uploadForm('header', input),
+      }),
+    /** `DELETE /profile/{network}/{subname}/{kind}` */
+    deleteImage: (kind: ImageKind, input: SignedRequest & { network: MetadataNetwork; subname: string }) =>
+      requestJson(options, imagePath(input.network, input.subname, kind), deleteResultSchema, {
+        method: 'DELETE',
+        body: { siweMessage: input.siweMessage, siweSignature: input.siweSignature, address: input.address },
+      }),
+    /** `GET /metadata/network/{chainId}/token/{tokenId}` */
+    getTokenMetadata: (chainId: number, tokenId: bigint | string) =>
+      requestJson(options, `/metadata/network/${chainId}/token/${tokenId.toString()}`, tokenMetadataSchema),
+    /** The bytes and type of a stored image (`GET /profile/{network}/{subname}/{kind}`). */
+    getImage: async (network: MetadataNetwork, subname: string, kind: ImageKind) => {
+      const url = new URL(imagePath(network, subname, kind).slice(1), options.baseUrl.replace(/\/?$/, '/'));
+      const response = await (options.fetch ?? fetch)(url, { headers: options.headers });
+      if (!response.ok) {
+        const body: unknown = await response.json().catch(() => undefined);
+        const problem = (body ?? {}) as { code?: string; detail?: string };
+        throw new ServiceError(response.status, problem.code ?? 'UNKNOWN', problem.detail ?? '', body);
+      }
+      return {
+        bytes: Buffer.from(await response.arrayBuffer()),
+        contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+        etag: response.headers.get('etag'),
+      };
+    },
+  };
+}
+
+export type MetadataClient = ReturnType<typeof createMetadataClient>;

@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { PgNonceStore } from '@nrp/auth';
+import type { NetworkName } from '@nrp/chain';
+import type { Logger } from '@nrp/server';
+import type { BlobStore } from '@nrp/storage';
+import type { Config } from './config';
+import type { MetadataDb } from './data/database';
+import type { NetworkAccess } from './ens-state';
+import type { OffchainClient } from './offchain-client';
+
+/** Everything the routes and domain modules of this service use, built once in `createService`. */
+export interface MetadataContext {
+  config: Config;
+  logger: Logger;
+  db: Kysely<MetadataDb>;
+  blobs: BlobStore;
+  nonces: PgNonceStore;
+  networks: Record<NetworkName, NetworkAccess>;
+  offchain: OffchainClient;
+  now: () => Date;
+  /** Called when a name's visible images change, so caches of this process can drop what they hold. */
+  onImageChange: (network: NetworkName, node: string) => void;
+}

@@ -1,0 +1,167 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { ImageKind, ImageRow, MetadataDb } from './database';
+
+export type Image = Selectable<ImageRow>;
+
+export interface ImageTarget {
+  network: string;
+  node: string;
+  kind: ImageKind;
+}
+
+type Db = Kysely<MetadataDb>;
+
+/** Serialises writers of one (network, node, kind) inside a transaction (PostgreSQL and PGlite alike). */
+async function lockTarget(trx: Transaction<MetadataDb>, target: ImageTarget): Promise<void> {
+  const key = `${target.network}:${target.node}:${target.kind}`;
+  await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+}
+
+const forTarget = (target: ImageTarget) =>
+  ({ network: target.network, node: target.node, kind: target.kind }) as const;
+
+export async function findConfirmed(db: Db, target: ImageTarget): Promise<Image | undefined> {
+  const t = forTarget(target);
+  return db
+    .selectFrom('images')
+    .selectAll()
+    .where('network', '=', t.network)
+    .where('node', '=', t.node)
+    .where('kind', '=', t.kind)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+}
+
+export async function findPending(db: Db, target: ImageTarget): Promise<Image[]> {
+  const t = forTarget(target);
+  return db
+    .selectFrom('images')
+    .selectAll()
+    .where('network', '=', t.network)
+    .where('node', '=', t.node)
+    .where('kind', '=', t.kind)
+    .where('status', '=', 'pending')
+    .orderBy('uploaded_at', 'desc')
+    .execute();
+}
+
+/** Pending uploads whose window has not passed yet (the worker checks them). */
+export async function listLivePending(db: Db, now: Date, limit = 500): Promise<Image[]> {
+  return db
+    .selectFrom('images')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('pending_until', '>', now)
+    .orderBy('pending_until')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Stores a confirmed image in place of the current one, atomically. Returns the replaced row (whose bytes the
+ * caller deletes after the commit), if there was one.
+ */
+export async function replaceConfirmed(db: Db, row: Image): Promise<Image | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await lockTarget(trx, row);
+    const previous = await trx
+      .deleteFrom('images')
+      .where('network', '=', row.network)
+      .where('node', '=', row.node)
+      .where('kind', '=', row.kind)
+      .where('status', '=', 'confirmed')
+      .returningAll()
+      .executeTakeFirst();
+    await trx.insertInto('images').values(row).execute();
+    return previous;
+  });
+}
+
+/** Stores a pending upload, replacing the same uploader's earlier pending one (returned). */
+export async function replacePending(db: Db, row: Image): Promise<Image | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await lockTarget(trx, row);
+    const previous = await trx
+      .deleteFrom('images')
+      .where('network', '=', row.network)
+      .where('node', '=', row.node)
+      .where('kind', '=', row.kind)
+      .where('uploader', '=', row.uploader)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .executeTakeFirst();
+    await trx.insertInto('images').values(row).execute();
+    return previous;
+  });
+}
+
+export type ConfirmOutcome =
+  { confirmed: true; replaced: Image | undefined } | { confirmed: false; reason: 'gone' | 'expired' };
+
+/** Turns a live pending row into the confirmed image; the replaced confirmed row is returned for cleanup. */
+export async function confirmPending(db: Db, pending: Image, now: Date): Promise<ConfirmOutcome> {
+  return db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
+    await lockTarget(trx, pending);
+    const current = await trx
+      .selectFrom('images')
+      .select(['id', 'pending_until'])
+      .where('id', '=', pending.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (!current) return { confirmed: false, reason: 'gone' };
+    if (!current.pending_until || current.pending_until.getTime() <= now.getTime()) {
+      return { confirmed: false, reason: 'expired' };
+    }
+    const replaced = await trx
+      .deleteFrom('images')
+      .where('network', '=', pending.network)
+      .where('node', '=', pending.node)
+      .where('kind', '=', pending.kind)
+      .where('status', '=', 'confirmed')
+      .returningAll()
+      .executeTakeFirst();
+    await trx
+      .updateTable('images')
+      .set({ status: 'confirmed', pending_until: null })
+      .where('id', '=', pending.id)
+      .execute();
+    return { confirmed: true, replaced };
+  });
+}
+
+/** Deletes pending rows whose window has passed; returns them so their bytes can be removed. */
+export async function deleteExpiredPending(db: Db, now: Date): Promise<Image[]> {
+  return db
+    .deleteFrom('images')
+    .where('status', '=', 'pending')
+    .where('pending_until', '<=', now)
+    .returningAll()
+    .execute();
+}
+
+/** Deletes the confirmed image and `uploader`'s pending one; returns the deleted rows. */
+export async function deleteForOwner(db: Db, target: ImageTarget, uploader: string): Promise<Image[]> {
+  return db.transaction().execute(async (trx) => {
+    await lockTarget(trx, target);
+    return trx
+      .deleteFrom('images')
+      .where('network', '=', target.network)
+      .where('node', '=', target.node)
+      .where('kind', '=', target.kind)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'confirmed'),
+          eb.and([eb('status', '=', 'pending'), eb('uploader', '=', uploader)]),
+        ]),
+      )
+      .returningAll()
+      .execute();
+  });
+}
+
+/** Which of `keys` some row still references. */
+export async function referencedKeys(db: Db, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom('images').select('blob_key').where('blob_key', 'in', keys).execute();
+  return new Set(rows.map((r) => r.blob_key));
+}

@@ -1,0 +1,292 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { NetworkName } from '@nrp/chain';
+import { namehash } from '@nrp/ens';
+import { ProblemError } from '@nrp/validation';
+import type { MetadataContext } from './context';
+import type { ImageKind } from './data/database';
+import {
+  confirmPending,
+  deleteExpiredPending,
+  deleteForOwner,
+  findConfirmed,
+  findPending,
+  listLivePending,
+  referencedKeys,
+  replaceConfirmed,
+  replacePending,
+  type Image,
+  type ImageTarget,
+} from './data/images';
+import { findOwner, readTextRecord } from './ens-state';
+import { problems } from './problems';
+import type { ValidatedImage } from './image-validation';
+
+export const BLOB_PREFIX = 'img/';
+
+/** The public, stable URL of a name's image: the value its `avatar`/`header` text record must hold. */
+export function stableImageUrl(baseUrl: string, network: NetworkName, name: string, kind: ImageKind): string {
+  return `${baseUrl}/profile/${network}/${encodeURIComponent(name)}/${kind}`;
+}
+
+/** Whether a text record value is the stable URL (the name part may be percent-encoded or not). */
+export function recordPointsAt(value: string | null, url: string): boolean {
+  if (value === null) return false;
+  const trimmed = value.trim();
+  if (trimmed === url) return true;
+  try {
+    return decodeURIComponent(trimmed) === decodeURIComponent(url);
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh key: written once, never reused; its time part lets the orphan sweep spare in-flight uploads. */
+export function newBlobKey(network: NetworkName, now: Date): string {
+  return `${BLOB_PREFIX}${network}/${String(now.getTime()).padStart(13, '0')}-${randomUUID()}`;
+}
+
+/** Milliseconds since the epoch encoded in a blob key, or undefined for a key this service did not write. */
+export function blobKeyTime(key: string): number | undefined {
+  const match = /\/(\d{13})-[0-9a-f-]{36}$/.exec(key);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+export function etagOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 27);
+}
+
+export interface UploadResult {
+  subname: string;
+  network: NetworkName;
+  url: string;
+  uploadedAt: string;
+  fileSize: number;
+  isUpdate: boolean;
+  pending?: true;
+  message?: string;
+}
+
+function windowText(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}`;
+  return `${Math.ceil(ms / 1000)} seconds`;
+}
+
+async function dropBytes(ctx: MetadataContext, rows: Array<Image | undefined>): Promise<void> {
+  for (const row of rows) {
+    if (!row) continue;
+    try {
+      await ctx.blobs.delete(row.blob_key);
+    } catch (err) {
+      // The row is gone, so nothing can show these bytes; the orphan sweep removes them later.
+      ctx.logger.warn({ err, key: row.blob_key }, 'could not delete image bytes; left for the orphan sweep');
+    }
+  }
+}
+
+/** Writes the bytes under a fresh key, then the row; if the row cannot be written the bytes are removed again. */
+async function storeRow(
+  ctx: MetadataContext,
+  row: Image,
+  bytes: Buffer,
+  write: (row: Image) => Promise<Image | undefined>,
+): Promise<Image | undefined> {
+  await ctx.blobs.put(row.blob_key, bytes, row.content_type);
+  let replaced: Image | undefined;
+  try {
+    replaced = await write(row);
+  } catch (err) {
+    await dropBytes(ctx, [row]);
+    throw err;
+  }
+  await dropBytes(ctx, [replaced]);
+  return replaced;
+}
+
+export interface UploadInput {
+  network: NetworkName;
+  name: string;
+  kind: ImageKind;
+  /** The signed-in address (EIP-55). */
+  signer: string;
+  image: ValidatedImage;
+}
+
+/**
+ * The upload state machine of the contract: record set and signer owns the name → confirmed (replacing any image);
+ * record set and signer does not own it → 403; record not set → pending for the window.
+ */
+export async function uploadImage(ctx: MetadataContext, input: UploadInput): Promise<UploadResult> {
+  const { network, name, kind, signer, image } = input;
+  const access = ctx.networks[network];
+  const node = namehash(name);
+  const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, name, kind);
+  const [record, owner] = await Promise.all([
+    readTextRecord(access, name, kind),
+    findOwner(access, ctx.offchain, name),
+  ]);
+  const recordSet = recordPointsAt(record, url);
+  const isOwner = owner.owner !== null && owner.owner.toLowerCase() === signer.toLowerCase();
+  if (recordSet && !isOwner) {
+    throw new ProblemError(
+      problems.NOT_SUBNAME_OWNER,
+      `${signer} does not own ${name}${owner.owner ? ` (the owner is ${owner.owner})` : ''}.`,
+    );
+  }
+  const now = ctx.now();
+  const row: Image = {
+    id: randomUUID(),
+    network,
+    name,
+    node,
+    kind,
+    uploader: signer.toLowerCase(),
+    status: recordSet ? 'confirmed' : 'pending',
+    blob_key: newBlobKey(network, now),
+    content_type: image.contentType,
+    size: image.bytes.length,
+    etag: etagOf(image.bytes),
+    uploaded_at: now,
+    pending_until: recordSet ? null : new Date(now.getTime() + ctx.config.PENDING_WINDOW_MS),
+  };
+  const base = { subname: name, network, url, uploadedAt: now.toISOString(), fileSize: row.size };
+  if (recordSet) {
+    const replaced = await storeRow(ctx, row, image.bytes, (r) => replaceConfirmed(ctx.db, r));
+    ctx.onImageChange(network, node);
+    return { ...base, isUpdate: replaced !== undefined };
+  }
+  const existing = await findConfirmed(ctx.db, { network, node, kind });
+  const replacedPending = await storeRow(ctx, row, image.bytes, (r) => replacePending(ctx.db, r));
+  return {
+    ...base,
+    isUpdate: existing !== undefined || replacedPending !== undefined,
+    pending: true,
+    message:
+      `Upload received but not visible yet. Set the "${kind}" text record of ${name} to ${url} within ` +
+      `${windowText(ctx.config.PENDING_WINDOW_MS)} to confirm it; otherwise it is discarded.`,
+  };
+}
+
+export interface DeleteResult {
+  subname: string;
+  network: NetworkName;
+  message: string;
+  deletedAt: string;
+}
+
+/** Deletes the name's image (and the signer's pending upload): owner only (403), 404 when there is none. */
+export async function deleteImage(
+  ctx: MetadataContext,
+  input: { network: NetworkName; name: string; kind: ImageKind; signer: string },
+): Promise<DeleteResult> {
+  const { network, name, kind, signer } = input;
+  const owner = await findOwner(ctx.networks[network], ctx.offchain, name);
+  if (owner.owner === null || owner.owner.toLowerCase() !== signer.toLowerCase()) {
+    throw new ProblemError(
+      problems.NOT_SUBNAME_OWNER,
+      `${signer} does not own ${name}${owner.owner ? ` (the owner is ${owner.owner})` : ''}.`,
+    );
+  }
+  const node = namehash(name);
+  const deleted = await deleteForOwner(ctx.db, { network, node, kind }, signer.toLowerCase());
+  if (deleted.length === 0) {
+    throw new ProblemError(problems.IMAGE_NOT_FOUND, `${name} has no ${kind} on ${network}.`);
+  }
+  await dropBytes(ctx, deleted);
+  ctx.onImageChange(network, node);
+  return {
+    subname: name,
+    network,
+    message: `The ${kind} of ${name} was deleted.`,
+    deletedAt: ctx.now().toISOString(),
+  };
+}
+
+/**
+ * Confirms a pending upload if, now, the record points at the stable URL and the uploader owns the name; discards
+ * it if its window has passed. Returns true when it became the visible image.
+ */
+export async function checkPending(ctx: MetadataContext, pending: Image): Promise<boolean> {
+  const now = ctx.now();
+  if (!pending.pending_until || pending.pending_until.getTime() <= now.getTime()) {
+    await sweepExpiredPending(ctx);
+    return false;
+  }
+  const network = pending.network as NetworkName;
+  const access = ctx.networks[network];
+  if (!access) return false;
+  const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, pending.name, pending.kind);
+  const record = await readTextRecord(access, pending.name, pending.kind);
+  if (!recordPointsAt(record, url)) return false;
+  const owner = await findOwner(access, ctx.offchain, pending.name);
+  if (owner.owner === null || owner.owner.toLowerCase() !== pending.uploader) return false;
+  const outcome = await confirmPending(ctx.db, pending, ctx.now());
+  if (!outcome.confirmed) return false;
+  await dropBytes(ctx, [outcome.replaced]);
+  ctx.onImageChange(network, pending.node);
+  ctx.logger.info({ network, name: pending.name, kind: pending.kind }, 'pending upload confirmed');
+  return true;
+}
+
+/** Checks the pending uploads of one name and kind (used by GET); upstream failures only log. */
+export async function checkPendingFor(ctx: MetadataContext, target: ImageTarget): Promise<void> {
+  const pending = await findPending(ctx.db, target);
+  for (const row of pending) {
+    try {
+      if (await checkPending(ctx, row)) return;
+    } catch (err) {
+      ctx.logger.warn({ err, id: row.id }, 'checking a pending upload failed');
+    }
+  }
+}
+
+/** Removes pending uploads whose window has passed: their rows, then their bytes. Returns how many. */
+export async function sweepExpiredPending(ctx: MetadataContext): Promise<number> {
+  const expired = await deleteExpiredPending(ctx.db, ctx.now());
+  await dropBytes(ctx, expired);
+  return expired.length;
+}
+
+/** One pass of the worker: discard expired pending uploads, then try to confirm the live ones. */
+export async function processPending(
+  ctx: MetadataContext,
+): Promise<{ discarded: number; confirmed: number }> {
+  const discarded = await sweepExpiredPending(ctx);
+  let confirmed = 0;
+  for (const row of await listLivePending(ctx.db, ctx.now())) {
+    try {
+      if (await checkPending(ctx, row)) confirmed++;
+    } catch (err) {
+      ctx.logger.warn({ err, id: row.id }, 'checking a pending upload failed');
+    }
+  }
+  return { discarded, confirmed };
+}
+
+/**
+ * Deletes stored bytes that no row references and that are older than ORPHAN_GRACE_MS (a crash between writing
+ * the bytes and the row leaves such keys; younger ones may belong to an upload still writing its row).
+ */
+export async function sweepOrphans(ctx: MetadataContext): Promise<number> {
+  const cutoff = ctx.now().getTime() - ctx.config.ORPHAN_GRACE_MS;
+  const candidates = (await ctx.blobs.list(BLOB_PREFIX)).filter((key) => {
+    const time = blobKeyTime(key);
+    return time !== undefined && time <= cutoff;
+  });
+  let removed = 0;
+  for (let i = 0; i < candidates.length; i += 500) {
+    const batch = candidates.slice(i, i + 500);
+    const referenced = await referencedKeys(ctx.db, batch);
+    for (const key of batch) {
+      if (referenced.has(key)) continue;
+      await ctx.blobs.delete(key);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/** The visible image of a name, checking its pending uploads first. */
+export async function visibleImage(ctx: MetadataContext, target: ImageTarget): Promise<Image | undefined> {
+  await checkPendingFor(ctx, target);
+  return findConfirmed(ctx.db, target);
+}

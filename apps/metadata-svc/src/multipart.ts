@@ -1,0 +1,89 @@
+import type { RequestHandler } from 'express';
+import multer, { MulterError } from 'multer';
+import { ProblemError } from '@nrp/validation';
+import { problems } from './problems';
+
+/** Room for the text fields and multipart framing on top of the file itself. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+const FIELD_MAX_BYTES = 16 * 1024;
+
+function sizeText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+}
+
+/**
+ * Parses a `multipart/form-data` upload with one file field named `field`, in memory, with every busboy limit
+ * set: a declared Content-Length over the limit is refused before reading, and a streamed file stops being
+ * buffered at `maxBytes` + 1 (413 FILE_TOO_LARGE). A missing or empty file, a second file, unknown or oversize
+ * fields are 400s.
+ */
+export function multipartUpload(field: string, maxBytes: number): RequestHandler {
+  const parser = multer({
+    storage: multer.memoryStorage(),
+    limits: {
+      fileSize: maxBytes,
+      files: 1,
+      fields: 6,
+      parts: 8,
+      fieldSize: FIELD_MAX_BYTES,
+      fieldNameSize: 100,
+      headerPairs: 50,
+    },
+  }).single(field);
+  const tooLarge = () =>
+    new ProblemError(
+      problems.FILE_TOO_LARGE,
+      `The ${field} file exceeds the limit of ${sizeText(maxBytes)}.`,
+      {
+        headers: { Connection: 'close' },
+      },
+    );
+
+  return (req, res, next) => {
+    if (!req.is('multipart/form-data')) {
+      next(new ProblemError(problems.INVALID_MULTIPART, 'The body must be multipart/form-data.'));
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD_BYTES) {
+      next(tooLarge());
+      return;
+    }
+    parser(req, res, (err: unknown) => {
+      if (err instanceof MulterError) {
+        if (err.code === 'LIMIT_FILE_SIZE') next(tooLarge());
+        else if (err.code === 'LIMIT_UNEXPECTED_FILE') {
+          next(
+            new ProblemError(
+              problems.INVALID_MULTIPART,
+              `Unexpected file field "${err.field ?? ''}": send exactly one file, named "${field}".`,
+            ),
+          );
+        } else
+          next(new ProblemError(problems.INVALID_MULTIPART, `Multipart limit exceeded: ${err.message}.`));
+        return;
+      }
+      if (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        next(
+          new ProblemError(problems.INVALID_MULTIPART, `The multipart body cannot be parsed: ${message}.`),
+        );
+        return;
+      }
+      if (!req.file) {
+        next(
+          new ProblemError(
+            problems.MISSING_FILE,
+            `The multipart field "${field}" with the image is missing.`,
+          ),
+        );
+        return;
+      }
+      if (req.file.size === 0) {
+        next(new ProblemError(problems.EMPTY_FILE, `The "${field}" file is empty.`));
+        return;
+      }
+      next();
+    });
+  };
+}

@@ -1,0 +1,65 @@
+import { defineProblems } from '@nrp/validation';
+
+/** The metadata service's own problems (sign-in problems come from `@nrp/auth`). */
+export const problems = defineProblems({
+  NOT_SUBNAME_OWNER: {
+    status: 403,
+    title: 'Not the owner of the name',
+    hint: 'Sign in with the wallet that owns the name (the NameWrapper owner for wrapped names, the offchain owner for offchain subnames).',
+  },
+  IMAGE_NOT_FOUND: {
+    status: 404,
+    title: 'No image',
+    hint: 'The name has no confirmed image of this kind. Pending uploads become visible once the text record is set.',
+  },
+  TOKEN_NOT_FOUND: {
+    status: 404,
+    title: 'Unknown token',
+    hint: 'The token id (uint256 of the namehash) is neither a NameWrapper token on this chain nor an offchain subname.',
+  },
+  UNSUPPORTED_CHAIN: {
+    status: 404,
+    title: 'Unsupported chain',
+    hint: 'Use chain id 1 (mainnet) or 11155111 (sepolia).',
+  },
+  NAME_EXPIRED: {
+    status: 410,
+    title: 'Name expired',
+    hint: 'The name behind this token has expired; it has no metadata until it is registered again.',
+  },
+  FILE_TOO_LARGE: {
+    status: 413,
+    title: 'File too large',
+    hint: 'Avatars may be at most 2 MB and headers 5 MB by default; the limit is in the detail.',
+  },
+  IMAGE_TOO_LARGE: {
+    status: 413,
+    title: 'Image dimensions too large',
+    hint: 'The decoded image has more pixels than allowed (see detail); scale it down.',
+  },
+  INVALID_FILE_FORMAT: {
+    status: 415,
+    title: 'Unsupported file format',
+    hint: 'Upload jpeg, png, gif, webp or svg. The type is detected from the bytes, not from the file name.',
+  },
+  MISSING_FILE: {
+    status: 400,
+    title: 'No file',
+    hint: 'Send the image as the multipart field named like the path (`avatar` or `header`).',
+  },
+  EMPTY_FILE: {
+    status: 400,
+    title: 'Empty file',
+    hint: 'The uploaded file has no bytes.',
+  },
+  INVALID_IMAGE: {
+    status: 400,
+    title: 'Image cannot be decoded',
+    hint: 'The file looks like an image but is corrupt or truncated; re-export it.',
+  },
+  INVALID_MULTIPART: {
+    status: 400,
+    title: 'Malformed multipart body',
+    hint: 'Send `multipart/form-data` with one file and the fields siweMessage, siweSignature and address.',
+  },
+});

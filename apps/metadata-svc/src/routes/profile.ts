@@ -1,0 +1,165 @@
+import {
+  avatarUploadResultSchema,
+  deleteResultSchema,
+  headerUploadResultSchema,
+  profileImageParamsSchema,
+  signedRequestSchema,
+} from '@nrp/client';
+import { authProblems } from '@nrp/auth';
+import { namehash } from '@nrp/ens';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { commonProblems, ProblemError } from '@nrp/validation';
+import type { MetadataContext } from '../context';
+import type { ImageKind } from '../data/database';
+import { withDependencyProblems } from '../errors';
+import { validateImage } from '../image-validation';
+import { deleteImage, uploadImage, visibleImage } from '../images';
+import { multipartUpload } from '../multipart';
+import { problems } from '../problems';
+import { signIn } from '../sign-in';
+
+const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+const signInProblems = Object.values(authProblems);
+
+function routesFor(ctx: MetadataContext, kind: ImageKind): RouteDefinition[] {
+  const path = `/profile/:network/:subname/${kind}`;
+  const maxBytes = kind === 'avatar' ? ctx.config.AVATAR_MAX_BYTES : ctx.config.HEADER_MAX_BYTES;
+  const minutes = ctx.config.PENDING_WINDOW_MS / 60_000;
+  return [
+    defineRoute({
+      method: 'post',
+      path,
+      summary: `Upload the ${kind} of a name`,
+      description:
+        `Multipart form: \`${kind}\` (the file, at most ${maxBytes} bytes), \`siweMessage\`, \`siweSignature\`, ` +
+        '`address`. The type comes from the bytes (jpeg, png, gif, webp, svg); rasters are decoded under a pixel ' +
+        'limit, SVG is sanitised (no scripts, event handlers, foreignObject, <style>, or references outside the ' +
+        'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
+        `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
+        'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
+        `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
+        'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
+        'the same signer) is replaced.',
+      tags: ['images'],
+      params: profileImageParamsSchema,
+      body: signedRequestSchema,
+      bodyContentType: 'multipart/form-data',
+      responses: {
+        200: {
+          description: 'Stored (confirmed, or pending with `pending: true` and a `message`)',
+          schema: kind === 'avatar' ? avatarUploadResultSchema : headerUploadResultSchema,
+        },
+      },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        problems.MISSING_FILE,
+        problems.EMPTY_FILE,
+        problems.INVALID_IMAGE,
+        problems.INVALID_MULTIPART,
+        ...signInProblems,
+        problems.NOT_SUBNAME_OWNER,
+        problems.FILE_TOO_LARGE,
+        problems.IMAGE_TOO_LARGE,
+        problems.INVALID_FILE_FORMAT,
+        commonProblems.RATE_LIMITED,
+        commonProblems.UPSTREAM_ERROR,
+      ],
+      rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
+      before: [multipartUpload(kind, maxBytes)],
+      handler: async ({ params, body }, req) =>
+        withDependencyProblems(async () => {
+          const file = req.file;
+          if (!file)
+            throw new ProblemError(problems.MISSING_FILE, `The multipart field "${kind}" is missing.`);
+          const image = await validateImage(file.buffer, ctx.config.MAX_IMAGE_PIXELS);
+          const session = await signIn(ctx, params.network, kind, body);
+          const { url, ...result } = await uploadImage(ctx, {
+            network: params.network,
+            name: params.subname,
+            kind,
+            signer: session.address,
+            image,
+          });
+          return kind === 'avatar' ? { ...result, avatarUrl: url } : { ...result, headerUrl: url };
+        }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path,
+      summary: `Delete the ${kind} of a name`,
+      description:
+        'JSON body: `siweMessage`, `siweSignature`, `address`. The signer must own the name (403 ' +
+        "`NOT_SUBNAME_OWNER`); the visible image and the signer's pending upload are removed (404 " +
+        '`IMAGE_NOT_FOUND` when there is neither).',
+      tags: ['images'],
+      params: profileImageParamsSchema,
+      body: signedRequestSchema,
+      responses: { 200: { description: 'Deleted', schema: deleteResultSchema } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        ...signInProblems,
+        problems.NOT_SUBNAME_OWNER,
+        problems.IMAGE_NOT_FOUND,
+        commonProblems.RATE_LIMITED,
+        commonProblems.UPSTREAM_ERROR,
+      ],
+      rateLimit: { name: `delete-${kind}`, windowMs: 60_000, limit: ctx.config.DELETE_RATE_LIMIT_PER_MINUTE },
+      handler: async ({ params, body }) =>
+        withDependencyProblems(async () => {
+          const session = await signIn(ctx, params.network, kind, body);
+          return deleteImage(ctx, {
+            network: params.network,
+            name: params.subname,
+            kind,
+            signer: session.address,
+          });
+        }),
+    }),
+    defineRoute({
+      method: 'get',
+      path,
+      summary: `The ${kind} image of a name`,
+      description:
+        `The stable URL to put in the \`${kind}\` text record. Pending uploads of the name are checked first. ` +
+        'Served with its own content type, `ETag` (content hash; `If-None-Match` answers 304), ' +
+        '`Cache-Control: public, max-age=60`, `X-Content-Type-Options: nosniff` and a sandboxing ' +
+        '`Content-Security-Policy`.',
+      tags: ['images'],
+      params: profileImageParamsSchema,
+      responses: {
+        200: { description: 'The image bytes', contentType: 'image/*' },
+        304: { description: 'Not modified' },
+      },
+      problems: [commonProblems.INVALID_NAME, problems.IMAGE_NOT_FOUND],
+      handler: async ({ params }, req, res) => {
+        const target = { network: params.network, node: namehash(params.subname), kind };
+        const image = await withDependencyProblems(() => visibleImage(ctx, target));
+        const blob = image ? await withDependencyProblems(() => ctx.blobs.get(image.blob_key)) : null;
+        if (!image || !blob) {
+          if (image) ctx.logger.error({ key: image.blob_key }, 'image row without bytes');
+          throw new ProblemError(
+            problems.IMAGE_NOT_FOUND,
+            `${params.subname} has no ${kind} on ${params.network}.`,
+          );
+        }
+        res.setHeader('Content-Type', image.content_type);
+        res.setHeader('ETag', `"${image.etag}"`);
+        res.setHeader('Cache-Control', 'public, max-age=60');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Content-Security-Policy', IMAGE_CSP);
+        res.setHeader('Last-Modified', image.uploaded_at.toUTCString());
+        if (req.fresh) {
+          res.status(304).end();
+          return;
+        }
+        res.status(200).send(blob.bytes);
+      },
+    }),
+  ];
+}
+
+export function profileRoutes(ctx: MetadataContext): RouteDefinition[] {
+  return [...routesFor(ctx, 'avatar'), ...routesFor(ctx, 'header')];
+}
