@@ -62,3 +62,4 @@ export function deployNameWrapperTestDouble(signer: Signer, registry: string): P
 export function deployERC1271WalletTestDouble(signer: Signer, owner: string): Promise<Contract> {
   return deployContract(signer, erc1271WalletTestDoubleArtifact, [owner]);
 }
+export * from './mint-controller';

@@ -1,0 +1,100 @@
+import {
+  ContractFactory,
+  type Contract,
+  type Signer,
+  type TypedDataDomain,
+  type TypedDataField,
+} from 'ethers';
+import mintControllerJson from '../artifacts/MintController.json';
+import type { ContractArtifact } from './index';
+
+/** The mint controller (src/MintController.sol): EIP-712 signed subname mints, payments, records. */
+export const mintControllerArtifact: ContractArtifact = {
+  contractName: mintControllerJson.contractName,
+  abi: mintControllerJson.abi,
+  bytecode: mintControllerJson.bytecode,
+};
+
+/** EIP-712 domain name and version the controller verifies against. */
+export const MINT_DOMAIN_NAME = 'NameRecordsMint';
+export const MINT_DOMAIN_VERSION = '1';
+
+/** The EIP-712 `MintContext` type, member order as in the contract's type hash. */
+export const MINT_CONTEXT_TYPES: Record<string, TypedDataField[]> = {
+  MintContext: [
+    { name: 'owner', type: 'address' },
+    { name: 'label', type: 'string' },
+    { name: 'parentNode', type: 'bytes32' },
+    { name: 'price', type: 'uint256' },
+    { name: 'fee', type: 'uint256' },
+    { name: 'paymentReceiver', type: 'address' },
+    { name: 'expiry', type: 'uint64' },
+    { name: 'signatureExpiry', type: 'uint256' },
+    { name: 'verifiedMinter', type: 'address' },
+    { name: 'fuses', type: 'uint32' },
+  ],
+};
+
+/** One mint's parameters, as signed and as passed to `mint(ctx, …)`. Amounts in wei, times in Unix seconds. */
+export interface MintContext {
+  owner: string;
+  label: string;
+  parentNode: string;
+  price: bigint;
+  fee: bigint;
+  paymentReceiver: string;
+  expiry: bigint;
+  signatureExpiry: bigint;
+  verifiedMinter: string;
+  fuses: number;
+}
+
+export function mintEip712Domain(chainId: number | bigint, controller: string): TypedDataDomain {
+  return {
+    name: MINT_DOMAIN_NAME,
+    version: MINT_DOMAIN_VERSION,
+    chainId,
+    verifyingContract: controller,
+  };
+}
+
+export interface DeployMintControllerArgs {
+  registry: string;
+  /** NameWrapper (or its test double); the zero address disables the wrapped path. */
+  nameWrapper: string;
+  /** Resolver new subnames get and `resolverData` is sent to. */
+  resolver: string;
+  /** Receives the fees. */
+  treasury: string;
+  /** First trusted signer (the service's key address); more with `setSigner`. */
+  signer: string;
+  /** Contract owner (manages signers, treasury, resolver). */
+  owner: string;
+}
+
+export class MintControllerDeployError extends Error {
+  override name = 'MintControllerDeployError';
+}
+
+/** Deploys the mint controller and waits for it; returns the contract bound to `deployer`. */
+export async function deployMintController(
+  deployer: Signer,
+  args: DeployMintControllerArgs,
+): Promise<Contract> {
+  const factory = new ContractFactory(mintControllerArtifact.abi, mintControllerArtifact.bytecode, deployer);
+  try {
+    const deployed = await factory.deploy(
+      args.registry,
+      args.nameWrapper,
+      args.resolver,
+      args.treasury,
+      args.signer,
+      args.owner,
+    );
+    await deployed.waitForDeployment();
+    return deployed as Contract;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new MintControllerDeployError(`deploying MintController failed: ${message}`, { cause: err });
+  }
+}
