@@ -1,0 +1,193 @@
+/**
+ * `npm start`: the whole platform on embedded defaults. anvil (chain id 11155111, served as `sepolia`) with ENS
+ * and demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
+ * Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import {
+  type BaseConfig,
+  loadConfig,
+  type RunningService,
+  type ServiceFactory,
+  startService,
+} from '@nrp/server';
+import {
+  deployEns,
+  type DevStackContext,
+  type DevStackContribution,
+  type DevStackHook,
+  startAnvil,
+} from '@nrp/testkit';
+import * as metadata from '../apps/metadata-svc/src/dev-stack';
+import * as metadataService from '../apps/metadata-svc/src/service';
+import * as metadataConfig from '../apps/metadata-svc/src/config';
+import * as mint from '../apps/mint-svc/src/dev-stack';
+import * as mintService from '../apps/mint-svc/src/service';
+import * as mintConfig from '../apps/mint-svc/src/config';
+import * as offchain from '../apps/offchain-svc/src/dev-stack';
+import * as offchainService from '../apps/offchain-svc/src/service';
+import * as offchainConfig from '../apps/offchain-svc/src/config';
+import * as resolver from '../apps/resolver-svc/src/dev-stack';
+import * as resolverService from '../apps/resolver-svc/src/service';
+import * as resolverConfig from '../apps/resolver-svc/src/config';
+
+interface ServiceModule {
+  key: keyof DevStackContext['services'];
+  name: string;
+  port: number;
+  hook: DevStackHook;
+  schema: z.ZodType<BaseConfig>;
+  factory: ServiceFactory<BaseConfig>;
+}
+
+function port(variable: string, fallback: number): number {
+  const value = Number(process.env[variable] ?? fallback);
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    console.error(`Invalid configuration: ${variable} must be a port number (got ${process.env[variable]})`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const services: ServiceModule[] = [
+  // The offchain service first: its hook deploys the resolver of offchain.eth that the others may resolve through.
+  {
+    key: 'offchain',
+    name: offchainService.SERVICE_NAME,
+    port: port('OFFCHAIN_PORT', 3003),
+    hook: offchain.prepareDevStack,
+    schema: offchainConfig.configSchema,
+    factory: offchainService.createService as ServiceFactory<BaseConfig>,
+  },
+  {
+    key: 'resolver',
+    name: resolverService.SERVICE_NAME,
+    port: port('RESOLVER_PORT', 3004),
+    hook: resolver.prepareDevStack,
+    schema: resolverConfig.configSchema,
+    factory: resolverService.createService as ServiceFactory<BaseConfig>,
+  },
+  {
+    key: 'mint',
+    name: mintService.SERVICE_NAME,
+    port: port('MINT_PORT', 3002),
+    hook: mint.prepareDevStack,
+    schema: mintConfig.configSchema,
+    factory: mintService.createService as ServiceFactory<BaseConfig>,
+  },
+  {
+    key: 'metadata',
+    name: metadataService.SERVICE_NAME,
+    port: port('METADATA_PORT', 3001),
+    hook: metadata.prepareDevStack,
+    schema: metadataConfig.configSchema,
+    factory: metadataService.createService as ServiceFactory<BaseConfig>,
+  },
+];
+
+async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: string): Promise<void> {
+  await ens.registerEthName('demo', owner);
+  await ens.setText('demo.eth', 'description', 'The demo name of the Name Records Platform');
+  await ens.setText('demo.eth', 'url', 'https://example.com');
+  await ens.setText('demo.eth', 'com.twitter', 'ensdomains');
+  await ens.setText('demo.eth', 'com.github', 'ensdomains');
+  await ens.setText('demo.eth', 'name', 'Demo');
+  await ens.setAddr('demo.eth', owner);
+  await ens.setContenthash(
+    'demo.eth',
+    '0xe3010170122029f2d17be6139079dc48696d1f582a8530eb9805b561eda517e22a892c7e3f1f',
+  );
+  await ens.setReverseName(owner, 'demo.eth');
+}
+
+async function main(): Promise<void> {
+  const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const host = '127.0.0.1';
+  const anvil = await startAnvil({ port: port('ANVIL_PORT', 8545) });
+  const running: RunningService[] = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await Promise.all(running.map((service) => service.shutdown('SIGINT')));
+    await anvil.stop();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stop(0));
+  process.once('SIGTERM', () => void stop(0));
+
+  try {
+    const [owner] = anvil.accounts;
+    if (!owner) throw new Error('anvil started without accounts');
+    const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
+    await seedDemoNames(ens, owner.address);
+    const contracts: Record<string, string> = { ...ens.addresses };
+    const ctx: DevStackContext = {
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      network: 'sepolia',
+      contracts,
+      accounts: anvil.accounts,
+      services: Object.fromEntries(
+        services.map((s) => [s.key, `http://${host}:${s.port}`]),
+      ) as DevStackContext['services'],
+      dataDir,
+      env: {
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        HOST: host,
+        SEPOLIA_RPC_URL: anvil.rpcUrl,
+        SEPOLIA_ENS_REGISTRY: ens.addresses.ensRegistry,
+        SEPOLIA_NAME_WRAPPER: ens.addresses.nameWrapper,
+        SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
+        SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
+        SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
+      },
+    };
+
+    const contributions = new Map<ServiceModule, DevStackContribution>();
+    for (const service of services) {
+      const contribution = await service.hook(ctx);
+      Object.assign(contracts, contribution.contracts);
+      contributions.set(service, contribution);
+    }
+    for (const service of services) {
+      const env = { ...ctx.env, ...contributions.get(service)?.env, PORT: String(service.port) };
+      const config = loadConfig(service.schema, env);
+      running.push(await startService(service.name, config, service.factory, { handleSignals: false }));
+    }
+    for (const contribution of contributions.values()) await contribution.afterStart?.();
+    ens.destroy();
+
+    const all = [...contributions.values()];
+    const stack = {
+      services: ctx.services,
+      chain: { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, network: 'sepolia' },
+      contracts,
+      names: { onchain: 'demo.eth', ...Object.assign({}, ...all.map((c) => c.names)) },
+      offchainApiKey: all.find((c) => c.offchainApiKey)?.offchainApiKey ?? null,
+      accounts: anvil.accounts,
+    };
+    const file = path.join(dataDir, 'dev-stack.json');
+    writeFileSync(file, `${JSON.stringify(stack, null, 2)}\n`);
+    console.log(
+      [
+        'Name Records Platform is running (Ctrl-C stops everything):',
+        ...Object.entries(ctx.services).map(
+          ([name, url]) => `  ${name.padEnd(9)} ${url}   docs: ${url}/docs`,
+        ),
+        `  chain     ${anvil.rpcUrl} (chain id ${anvil.chainId}, served as "sepolia")`,
+        `  names     ${Object.values(stack.names).join(', ')}`,
+        `  details   ${path.relative(process.cwd(), file)} (contracts, API key, demo accounts and keys)`,
+      ].join('\n'),
+    );
+  } catch (err) {
+    console.error('The dev stack failed to start:', err);
+    await stop(1);
+  }
+}
+
+void main();
