@@ -1,0 +1,196 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet, hashMessage } from 'ethers';
+import sharp from 'sharp';
+import { SiweMessage } from 'siwe';
+import request from 'supertest';
+import { createSiweMessage } from 'viem/siwe';
+import type { DatabaseHandle } from '@nrp/db';
+import { createLogger, loadConfig } from '@nrp/server';
+import type { BlobStore } from '@nrp/storage';
+import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { configSchema, type Config } from '../src/config';
+import type { MetadataDb } from '../src/data/database';
+import { createMetadataService, type MetadataService } from '../src/service';
+
+export const BASE_URL = 'http://metadata.test';
+export const DOMAIN = 'app.test';
+export const SEPOLIA = 11155111;
+
+export interface Harness {
+  chain: EnsChain;
+  service: MetadataService;
+  db: DatabaseHandle<MetadataDb>;
+  config: Config;
+  /** Moves the service's clock (pending windows, nonce lifetimes, expiries). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export function chainEnv(chain: EnsChain): Record<string, string> {
+  const c = chain.contracts;
+  return {
+    SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
+    SEPOLIA_ENS_REGISTRY: c.ensRegistry,
+    SEPOLIA_NAME_WRAPPER: c.nameWrapper,
+    SEPOLIA_PUBLIC_RESOLVER: c.publicResolver,
+    SEPOLIA_REVERSE_REGISTRAR: c.reverseRegistrar,
+    SEPOLIA_UNIVERSAL_RESOLVER: c.universalResolver,
+    // mainnet points at the same local node, so a request for mainnet is refused by chain id, not by RPC errors
+    MAINNET_RPC_URL: chain.anvil.rpcUrl,
+  };
+}
+
+/** Starts the service on a shared chain with a fresh database (PGlite or a PostgreSQL schema). */
+export async function startHarness(
+  chain: EnsChain,
+  env: Record<string, string> = {},
+  opts: { blobs?: BlobStore } = {},
+): Promise<Harness> {
+  let offset = 0;
+  const config = loadConfig(configSchema, {
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: BASE_URL,
+    SIWE_DOMAINS: DOMAIN,
+    BLOB_DIR: mkdtempSync(join(tmpdir(), 'metadata-blobs-')),
+    PENDING_WINDOW_MS: '60000',
+    PENDING_CHECK_INTERVAL_MS: '0',
+    ORPHAN_SWEEP_INTERVAL_MS: '0',
+    ORPHAN_GRACE_MS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    UPLOAD_RATE_LIMIT_PER_MINUTE: '100000',
+    NONCE_RATE_LIMIT_PER_MINUTE: '100000',
+    DELETE_RATE_LIMIT_PER_MINUTE: '100000',
+    ...chainEnv(chain),
+    ...env,
+  });
+  const db = await createTestDatabase<MetadataDb>();
+  const service = await createMetadataService(config, createLogger('t', 'silent'), {
+    database: db,
+    now: () => new Date(Date.now() + offset),
+    ...(opts.blobs ? { blobs: opts.blobs } : {}),
+  });
+  return {
+    chain,
+    service,
+    db,
+    config,
+    advance: (ms) => {
+      offset += ms;
+    },
+    close: async () => {
+      for (const step of service.onShutdown) await step();
+      await db.close();
+    },
+  };
+}
+
+export { startEnsChain };
+
+export interface SignOptions {
+  domain?: string;
+  chainId?: number;
+  issuedAt?: Date;
+  expirationTime?: Date;
+  builder?: 'siwe' | 'viem';
+  /** Sign with this key instead of the address's own (contract wallets, wrong signers). */
+  signWith?: Wallet;
+  /** How the signature is made: EIP-191 personal_sign (default) or the raw digest (ERC-1271 test wallet). */
+  raw?: boolean;
+}
+
+export function buildMessage(address: string, nonce: string, o: SignOptions = {}): string {
+  const domain = o.domain ?? DOMAIN;
+  const fields = {
+    domain,
+    address,
+    statement: 'Manage my profile images.',
+    uri: `https://${domain}/profile`,
+    version: '1' as const,
+    chainId: o.chainId ?? SEPOLIA,
+    nonce,
+  };
+  const issuedAt = o.issuedAt ?? new Date();
+  if (o.builder === 'viem') {
+    return createSiweMessage({
+      ...fields,
+      address: address as `0x${string}`,
+      issuedAt,
+      ...(o.expirationTime ? { expirationTime: o.expirationTime } : {}),
+    });
+  }
+  return new SiweMessage({
+    ...fields,
+    issuedAt: issuedAt.toISOString(),
+    ...(o.expirationTime ? { expirationTime: o.expirationTime.toISOString() } : {}),
+  }).prepareMessage();
+}
+
+export async function signMessage(wallet: Wallet, message: string, raw = false): Promise<string> {
+  return raw ? wallet.signingKey.sign(hashMessage(message)).serialized : wallet.signMessage(message);
+}
+
+type App = MetadataService['app'];
+
+export async function issueNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
+  const res = await request(app).post('/auth/nonce').send({ address, scope }).expect(200);
+  return (res.body as { nonce: string }).nonce;
+}
+
+/** A fresh nonce, a message and its signature for `wallet` (or `address` signed by `o.signWith`). */
+export async function signedFields(
+  app: App,
+  wallet: Wallet,
+  o: SignOptions & { address?: string; scope?: string } = {},
+): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
+  const address = o.address ?? wallet.address;
+  const nonce = await issueNonce(app, address, o.scope);
+  const message = buildMessage(address, nonce, o);
+  return {
+    siweMessage: message,
+    siweSignature: await signMessage(o.signWith ?? wallet, message, o.raw),
+    address,
+  };
+}
+
+export function upload(
+  app: App,
+  path: string,
+  field: string,
+  file: Buffer | undefined,
+  fields: Record<string, string>,
+  filename = 'image.png',
+) {
+  let req = request(app).post(path);
+  for (const [key, value] of Object.entries(fields)) req = req.field(key, value);
+  if (file) req = req.attach(field, file, { filename, contentType: 'application/octet-stream' });
+  return req;
+}
+
+export function png(width = 64, height = 64, color = '#3366ff'): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
+}
+
+export function jpeg(width = 64, height = 64): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#ff0000' } })
+    .jpeg()
+    .toBuffer();
+}
+
+export function walletOf(chain: EnsChain, index: number): Wallet {
+  const account = chain.accounts[index];
+  if (!account) throw new Error(`no anvil account ${index}`);
+  return new Wallet(account.privateKey);
+}
+
+/** Keys stored under the image prefix. */
+export function storedKeys(blobs: BlobStore): Promise<string[]> {
+  return blobs.list('img/');
+}
+
+export async function imageRows(db: DatabaseHandle<MetadataDb>) {
+  return db.db.selectFrom('images').selectAll().execute();
+}
