@@ -1,20 +1,84 @@
-import { createApp, parseTrustProxy, readPackageVersion, type ServiceFactory } from '@nrp/server';
+import {
+  createApp,
+  parseTrustProxy,
+  readPackageVersion,
+  type Logger,
+  type ServiceFactory,
+  type ServiceInstance,
+} from '@nrp/server';
 import type { Config } from './config';
+import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
+import { upsertApiKey } from './data/api-keys';
+import { offchainProblems } from './problems';
+import { gatewayRoutes } from './routes/gateway';
+import { subnameRoutes } from './routes/subnames';
 
 export const SERVICE_NAME = 'offchain-svc';
 
-const description = `Offchain subname service: subnames with records behind API keys, search, and a CCIP-Read gateway.`;
+const description = `Offchain subname service: subnames with records behind API keys, search, and a CCIP-Read gateway.
 
-export const createService: ServiceFactory<Config> = async (config, logger) => {
+Choices made where the contract is silent:
+- **API keys** are issued by the operator command \`npm run -w apps/offchain-svc keys -- create --parent <name>\`,
+  shown once, stored as SHA-256 hashes and compared in constant time. A key is valid for exactly the parent names it
+  was issued for (not for deeper descendants). 401 \`UNAUTHORIZED\` without a live key, 403 \`PARENT_NOT_ALLOWED\`
+  for another parent.
+- **Create or update** (\`POST /api/v1/subnames\`) answers 201 when created and 200 when updated; lists that are
+  present replace the stored ones, absent fields are kept, \`null\` clears \`owner\`, \`contenthash\` or \`ttl\`.
+  Duplicate keys (or coin types) inside one list are a 400. Limits: 100 text records (key ≤ 255, value ≤ 4096
+  characters), 50 address records (each valid for its coin type, stored in canonical form, e.g. EIP-55), 50
+  metadata entries (key ≤ 255, value ≤ 1024), contenthash ≤ 512 characters and encodable (ipfs, ipns, bzz, sia, ar),
+  ttl 0 to 2^31-1 seconds. A label is one ENSIP-15 label of at most 255 bytes.
+- **Records**: \`addresses\` is keyed by coin type (decimal); \`owner\`, \`contenthash\` and \`ttl\` are null when unset.
+- **Delete** answers 204 with no body.
+- **Search** orders by label (then parent name); \`page\` is at most 10000.
+- **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.`;
+
+export interface ServiceDeps {
+  /** A database handle to use instead of the one the config names (tests); it is migrated and closed on shutdown. */
+  db?: OffchainDb;
+}
+
+export const createService = async (
+  config: Config,
+  logger: Logger,
+  deps: ServiceDeps = {},
+): Promise<ServiceInstance> => {
+  const db = deps.db ?? (await openDatabase(config));
+  if (deps.db) await migrateDatabase(deps.db);
+  if (config.BOOTSTRAP_API_KEY_HASH) {
+    const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
+    await upsertApiKey(db, {
+      keyHash: config.BOOTSTRAP_API_KEY_HASH.toLowerCase(),
+      parents,
+      note: 'bootstrap (BOOTSTRAP_API_KEY_HASH)',
+    });
+    logger.info({ parents }, 'bootstrap API key installed');
+  }
+  if (!config.GATEWAY_SIGNER_KEY)
+    logger.warn('GATEWAY_SIGNER_KEY is not set: the CCIP-Read gateway answers 503');
+
   const app = createApp({
     service: SERVICE_NAME,
     version: readPackageVersion(require.resolve('../package.json')),
     description,
     logger,
-    routes: [],
+    routes: [
+      ...subnameRoutes(db),
+      ...gatewayRoutes(db, {
+        signerKey: config.GATEWAY_SIGNER_KEY,
+        resolverAddress: config.GATEWAY_RESOLVER_ADDRESS,
+        ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      }),
+    ],
+    problems: Object.values(offchainProblems),
+    readiness: { database: () => db.ping() },
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    jsonLimit: '1mb',
   });
-  return { app, onShutdown: [] };
+  return { app, onShutdown: [() => db.close()] };
 };
+
+/** The factory shape `main.ts` and the dev stack use. */
+export const serviceFactory: ServiceFactory<Config> = (config, logger) => createService(config, logger);

@@ -1,39 +1,63 @@
 import request from 'supertest';
-import { createLogger, loadConfig } from '@nrp/server';
-import { configSchema } from '../src/config';
-import { createService, SERVICE_NAME } from '../src/service';
+import { SERVICE_NAME } from '../src/service';
+import { startTestService, type TestService } from './helpers';
 
 describe('offchain-svc shared endpoints', () => {
-  let app: Awaited<ReturnType<typeof createService>>['app'];
-  let close: () => Promise<void>;
+  let svc: TestService;
 
   beforeAll(async () => {
-    const instance = await createService(
-      loadConfig(configSchema, { LOG_LEVEL: 'silent' }),
-      createLogger('t', 'silent'),
-    );
-    app = instance.app;
-    close = async () => {
-      for (const step of instance.onShutdown) await step();
-    };
+    svc = await startTestService();
   });
-  afterAll(() => close());
+  afterAll(() => svc.close());
 
   it('GET / names the service', async () => {
-    const res = await request(app).get('/').expect(200);
+    const res = await request(svc.app).get('/').expect(200);
     expect(res.body).toMatchObject({ service: SERVICE_NAME, docs: '/docs' });
   });
 
-  it('GET /health, /ready, /metrics and /openapi.json answer', async () => {
-    await request(app).get('/health').expect(200, { status: 'ok' });
-    expect((await request(app).get('/ready').expect(200)).body.status).toBe('ok');
-    expect((await request(app).get('/metrics').expect(200)).text).toContain('http_request_duration_seconds');
-    expect((await request(app).get('/openapi.json').expect(200)).body.info.title).toBe(SERVICE_NAME);
+  it('GET /health, /ready (database checked), /metrics and /openapi.json answer', async () => {
+    await request(svc.app).get('/health').expect(200, { status: 'ok' });
+    const ready = (await request(svc.app).get('/ready').expect(200)).body;
+    expect(ready).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect((await request(svc.app).get('/metrics').expect(200)).text).toContain(
+      'http_request_duration_seconds',
+    );
+    const openApi = (await request(svc.app).get('/openapi.json').expect(200)).body;
+    expect(openApi.info.title).toBe(SERVICE_NAME);
+    expect(Object.keys(openApi.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/subnames',
+        '/api/v1/subnames/search',
+        '/api/v1/subnames/{fullSubname}',
+        '/api/v1/subnames/namehash/{namehash}',
+        '/api/v1/gateway',
+      ]),
+    );
+  });
+
+  it('lists its problems in the error catalogue', async () => {
+    const res = await request(svc.app).get('/docs/errors').expect(200);
+    for (const code of [
+      'SUBNAME_NOT_FOUND',
+      'PARENT_NOT_ALLOWED',
+      'INVALID_CCIP_REQUEST',
+      'UNSUPPORTED_RESOLVER_CALL',
+    ]) {
+      expect(res.text).toContain(code);
+    }
   });
 
   it('an unknown route is a problem+json 404', async () => {
-    const res = await request(app).get('/no/such/route').expect(404);
+    const res = await request(svc.app).get('/no/such/route').expect(404);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body.code).toBe('NOT_FOUND');
+  });
+
+  it('/ready answers 503 when the database is gone', async () => {
+    const other = await startTestService();
+    await other.db.close();
+    const res = await request(other.app).get('/ready').expect(503);
+    expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+    await other.close();
   });
 });

@@ -1,0 +1,160 @@
+import { sql, type Selectable } from 'kysely';
+import type { OffchainSubname } from '@nrp/client';
+import type { OffchainDb } from './database';
+import type { SubnamesTable } from './schema';
+
+type SubnameRow = Selectable<SubnamesTable>;
+
+/** Fields of a create-or-update: `undefined` keeps the stored value, anything else replaces it. */
+export interface SubnameWrite {
+  fullName: string;
+  parentName: string;
+  label: string;
+  namehash: string;
+  owner?: string | null;
+  texts?: Record<string, string>;
+  addresses?: Record<string, string>;
+  metadata?: Record<string, string>;
+  contenthash?: string | null;
+  ttl?: number | null;
+}
+
+export interface SubnameFilter {
+  parentNames: string[];
+  labelSearch?: string;
+  owner?: string;
+  metadata?: Record<string, string>;
+  page: number;
+  size: number;
+}
+
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+export function toSubname(row: SubnameRow): OffchainSubname {
+  return {
+    id: row.id,
+    fullName: row.full_name,
+    parentName: row.parent_name,
+    label: row.label,
+    texts: row.texts,
+    addresses: row.addresses,
+    metadata: row.metadata,
+    contenthash: row.contenthash,
+    namehash: row.namehash,
+    owner: row.owner,
+    ttl: row.ttl,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** `%`, `_` and `\` are literal in a label search. */
+export function likePattern(substring: string): string {
+  return `%${substring.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Creates or updates a subname in ONE statement (INSERT … ON CONFLICT (full_name) DO UPDATE): concurrent writers
+ * of the same name serialise on its row, never create a second row, and each replaces only the fields it sent,
+ * so no update is lost. `created` tells an insert from an update.
+ */
+export async function upsertSubname(
+  { db }: OffchainDb,
+  write: SubnameWrite,
+): Promise<{ subname: OffchainSubname; created: boolean }> {
+  const json = (value: Record<string, string> | undefined) => JSON.stringify(value ?? {});
+  const keep = (column: string, present: boolean) =>
+    present ? sql`${sql.ref(`excluded.${column}`)}` : sql`${sql.ref(`s.${column}`)}`;
+  const result = await sql<SubnameRow & { inserted: boolean }>`
+    INSERT INTO offchain_subnames AS s
+      (full_name, parent_name, label, namehash, owner, texts, addresses, metadata, contenthash, ttl)
+    VALUES (
+      ${write.fullName}, ${write.parentName}, ${write.label}, ${write.namehash}, ${write.owner ?? null},
+      ${json(write.texts)}::jsonb, ${json(write.addresses)}::jsonb, ${json(write.metadata)}::jsonb,
+      ${write.contenthash ?? null}, ${write.ttl ?? null}
+    )
+    ON CONFLICT (full_name) DO UPDATE SET
+      owner = ${keep('owner', write.owner !== undefined)},
+      texts = ${keep('texts', write.texts !== undefined)},
+      addresses = ${keep('addresses', write.addresses !== undefined)},
+      metadata = ${keep('metadata', write.metadata !== undefined)},
+      contenthash = ${keep('contenthash', write.contenthash !== undefined)},
+      ttl = ${keep('ttl', write.ttl !== undefined)},
+      updated_at = now()
+    RETURNING s.*, (s.xmax = 0) AS inserted`.execute(db);
+  const row = result.rows[0];
+  if (!row) throw new Error('upsert returned no row');
+  const { inserted, ...subname } = row;
+  return { subname: toSubname(subname), created: inserted };
+}
+
+export async function findSubnameByName(
+  { db }: OffchainDb,
+  fullName: string,
+): Promise<OffchainSubname | undefined> {
+  const row = await db
+    .selectFrom('offchain_subnames')
+    .selectAll()
+    .where('full_name', '=', fullName)
+    .executeTakeFirst();
+  return row && toSubname(row);
+}
+
+export async function findSubnameByNamehash(
+  { db }: OffchainDb,
+  namehash: string,
+): Promise<OffchainSubname | undefined> {
+  const row = await db
+    .selectFrom('offchain_subnames')
+    .selectAll()
+    .where('namehash', '=', namehash.toLowerCase())
+    .executeTakeFirst();
+  return row && toSubname(row);
+}
+
+/** The records the CCIP-Read gateway answers from (no timestamps, no metadata). */
+export async function findRecordsByName(
+  { db }: OffchainDb,
+  fullName: string,
+): Promise<Pick<OffchainSubname, 'texts' | 'addresses' | 'contenthash'> | undefined> {
+  return db
+    .selectFrom('offchain_subnames')
+    .select(['texts', 'addresses', 'contenthash'])
+    .where('full_name', '=', fullName)
+    .executeTakeFirst();
+}
+
+export async function deleteSubname({ db }: OffchainDb, fullName: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('offchain_subnames')
+    .where('full_name', '=', fullName)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** One page of matches ordered by label (then parent), and the total count of matches. */
+export async function searchSubnames(
+  { db }: OffchainDb,
+  filter: SubnameFilter,
+): Promise<{ items: OffchainSubname[]; totalItems: number }> {
+  let query = db.selectFrom('offchain_subnames').where('parent_name', 'in', filter.parentNames);
+  if (filter.labelSearch !== undefined)
+    query = query.where(sql<boolean>`label ILIKE ${likePattern(filter.labelSearch)}`);
+  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
+  if (filter.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
+    query = query.where(sql<boolean>`metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
+  }
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('label')
+      .orderBy('parent_name')
+      .limit(filter.size)
+      .offset((filter.page - 1) * filter.size)
+      .execute(),
+    query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(toSubname), totalItems: Number(count.n) };
+}

@@ -1,0 +1,29 @@
+import { defineProblems } from '@nrp/validation';
+
+export const offchainProblems = defineProblems({
+  SUBNAME_NOT_FOUND: {
+    status: 404,
+    title: 'Subname not found',
+    hint: 'No offchain subname has this name (or namehash); create it with POST /api/v1/subnames.',
+  },
+  PARENT_NOT_ALLOWED: {
+    status: 403,
+    title: 'API key not valid for this parent',
+    hint: 'The key in `x-auth-token` was issued for other parent names; ask the operator for a key for this one.',
+  },
+  INVALID_CCIP_REQUEST: {
+    status: 400,
+    title: 'Invalid CCIP-Read request',
+    hint: 'Send `resolve(bytes name, bytes data)` callData from an OffchainResolver lookup (EIP-3668).',
+  },
+  UNSUPPORTED_RESOLVER_CALL: {
+    status: 400,
+    title: 'Unsupported resolver function',
+    hint: 'The gateway answers addr(bytes32), addr(bytes32,uint256), text, contenthash and multicall of those.',
+  },
+  GATEWAY_NOT_CONFIGURED: {
+    status: 503,
+    title: 'CCIP-Read gateway not configured',
+    hint: 'The operator must set GATEWAY_SIGNER_KEY.',
+  },
+});

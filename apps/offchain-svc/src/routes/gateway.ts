@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { gatewayRequest, gatewayResponse } from '@nrp/client';
+import { CcipRequestError, decodeResolveCall, signOffchainResolverResponse } from '@nrp/chain';
+import { normalizeName } from '@nrp/ens';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { commonProblems, ProblemError, type ProblemDef } from '@nrp/validation';
+import type { OffchainDb } from '../data/database';
+import { findRecordsByName } from '../data/subnames';
+import { answerResolverCall, UnsupportedResolverCallError } from '../gateway';
+import { offchainProblems } from '../problems';
+
+export interface GatewayOptions {
+  signerKey?: string;
+  /** Address the answers are signed for; default: the request's sender. */
+  resolverAddress?: string;
+  ttlSeconds: number;
+  /** Clock in ms, for tests. */
+  now?: () => number;
+}
+
+const TAG = ['ccip-read'];
+const problems = [
+  commonProblems.INVALID_INPUT,
+  offchainProblems.INVALID_CCIP_REQUEST,
+  offchainProblems.UNSUPPORTED_RESOLVER_CALL,
+  offchainProblems.GATEWAY_NOT_CONFIGURED,
+];
+
+/** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
+function gatewayProblem(def: ProblemDef, detail: string, cause?: unknown): ProblemError {
+  return new ProblemError(def, detail, { extensions: { message: detail }, cause });
+}
+
+export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDefinition[] {
+  const now = options.now ?? Date.now;
+
+  async function answer(sender: string, callData: string): Promise<{ data: string }> {
+    if (!options.signerKey) {
+      throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
+    }
+    let call: { name: string; data: string };
+    try {
+      call = decodeResolveCall(callData);
+    } catch (err) {
+      const detail = err instanceof CcipRequestError ? err.message : 'callData is not resolve(bytes,bytes)';
+      throw gatewayProblem(offchainProblems.INVALID_CCIP_REQUEST, detail, err);
+    }
+    let name: string | undefined;
+    try {
+      name = normalizeName(call.name);
+    } catch {
+      name = undefined; // not a name this service can hold: every record is unset
+    }
+    const records = name === undefined ? undefined : await findRecordsByName(db, name);
+    let result: string;
+    try {
+      result = answerResolverCall(call.data, records);
+    } catch (err) {
+      if (!(err instanceof UnsupportedResolverCallError)) throw err;
+      throw gatewayProblem(offchainProblems.UNSUPPORTED_RESOLVER_CALL, err.message, err);
+    }
+    const expires = Math.floor(now() / 1000) + options.ttlSeconds;
+    const data = signOffchainResolverResponse({
+      signerKey: options.signerKey,
+      sender: options.resolverAddress ?? sender,
+      request: callData,
+      result,
+      expires,
+    });
+    return { data };
+  }
+
+  const description =
+    'EIP-3668 gateway for ENS’s OffchainResolver: answers `resolve(bytes name, bytes data)` for addr(bytes32), ' +
+    'addr(bytes32,uint256), text(bytes32,string), contenthash(bytes32) and multicall(bytes[]) of those. The answer ' +
+    'is `abi.encode(bytes result, uint64 expires, bytes signature)`, signed with the gateway key for ' +
+    'GATEWAY_RESOLVER_ADDRESS when configured (needed behind a universal resolver), else for `sender`; ' +
+    '`expires` is now + GATEWAY_TTL_SECONDS. A name the service does not hold answers every record as unset. ' +
+    'The node inside `data` is not consulted: the DNS-encoded name decides.';
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/gateway/:sender/:data.json',
+      summary: 'CCIP-Read lookup (GET)',
+      description,
+      tags: TAG,
+      params: z.object({ sender: gatewayRequest.shape.sender, data: gatewayRequest.shape.data }),
+      responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
+      problems,
+      handler: ({ params }) => answer(params.sender, params.data),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/gateway',
+      summary: 'CCIP-Read lookup (POST)',
+      description,
+      tags: TAG,
+      body: gatewayRequest,
+      responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
+      problems,
+      handler: ({ body }) => answer(body.sender, body.data),
+    }),
+  ];
+}

@@ -1,0 +1,38 @@
+import { getAddress } from 'ethers';
+import type { Express } from 'express';
+import { createLogger, loadConfig } from '@nrp/server';
+// Deep import: only the database helper, not the whole testkit.
+import { createTestDatabase } from '@nrp/testkit/src/database';
+import { configSchema } from '../src/config';
+import { issueApiKey } from '../src/api-keys';
+import type { OffchainDb } from '../src/data/database';
+import type { OffchainDatabase } from '../src/data/schema';
+import { createService } from '../src/service';
+
+export interface TestService {
+  app: Express;
+  db: OffchainDb;
+  /** Issues a real key through the same code the operator CLI uses. */
+  keyFor(...parents: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The service on its own database (a fresh schema of DATABASE_URL, or in-memory PGlite). */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const db: OffchainDb = await createTestDatabase<OffchainDatabase>({ poolMax: 20 });
+  const config = loadConfig(configSchema, { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
+  const instance = await createService(config, createLogger('offchain-test', 'silent'), { db });
+  return {
+    app: instance.app,
+    db,
+    keyFor: async (...parents) => (await issueApiKey(db, parents)).key,
+    close: async () => {
+      for (const step of instance.onShutdown) await step();
+    },
+  };
+}
+
+export const ALICE = getAddress('0x70997970c51812dc3a010c7d01b50e554d6fb8db');
+export const BOB = getAddress('0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc');
+export const IPFS = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi';
+export const BTC = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
