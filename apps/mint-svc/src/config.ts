@@ -1,6 +1,70 @@
-import type { z } from 'zod';
+import { getAddress, isAddress } from 'ethers';
+import { z } from 'zod';
+import { networksEnvSchema } from '@nrp/chain';
 import { baseConfigSchema } from '@nrp/server';
 
-export const configSchema = baseConfigSchema(3002);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const commaSeparated = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+const positiveInt = z.coerce.number().int().positive();
+
+const optionalAddress = optionalString.pipe(
+  z
+    .string()
+    .refine((v) => isAddress(v), 'must be a 0x-prefixed 20-byte hex address')
+    .transform((v) => getAddress(v.toLowerCase()))
+    .optional(),
+);
+
+const weiString = z.string().regex(/^(0|[1-9]\d{0,77})$/, 'must be a whole number of wei in decimal');
+
+/** ENS BaseRegistrarImplementation (.eth 2LD expiries); the same address on mainnet and sepolia. */
+export const DEFAULT_BASE_REGISTRAR = '0x57f1887a8BF19b14fC0dF6Fd9B2acc9Af147eA85';
+
+export const configSchema = baseConfigSchema(3002)
+  .extend(networksEnvSchema.shape)
+  .extend({
+    /** postgres:// URL; an embedded PGlite database (DB_DATA_DIR, or memory) when unset. */
+    DATABASE_URL: optionalString.pipe(z.url().optional()),
+    DB_DATA_DIR: optionalString,
+    DB_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+      .default('mint'),
+    /**
+     * The service's EIP-712 signing key (0x + 64 hex). Required; checked in createService so that a bad
+     * value is reported without echoing it.
+     */
+    SIGNER_PRIVATE_KEY: optionalString,
+    /** Receives the fees; must be the controller's treasury. */
+    TREASURY_ADDRESS: optionalAddress,
+    /** Mint controller per network; POST /api/v1/mint answers 503 for a network without one. */
+    MAINNET_MINT_CONTROLLER: optionalAddress,
+    SEPOLIA_MINT_CONTROLLER: optionalAddress,
+    MAINNET_BASE_REGISTRAR: optionalAddress,
+    SEPOLIA_BASE_REGISTRAR: optionalAddress,
+    /** The fixed fee (wei) of listings with the standard fee. */
+    STANDARD_FEE_WEI: weiString.default('0').transform((v) => BigInt(v)),
+    /** Lifetime of a signed mint (seconds from signing to `signatureExpiry`). */
+    SIGNATURE_TTL_SECONDS: positiveInt.default(600),
+    /** `host[:port]` values accepted in the first line of sign-in messages. */
+    SIWE_DOMAINS: commaSeparated.default(['localhost:3002', 'localhost', 'localhost:3000']),
+    NONCE_TTL_MS: positiveInt.default(5 * 60_000),
+    /** How long a verified minter (a sign-in with scope `minter`) stays verified. */
+    MINTER_VERIFICATION_TTL_SECONDS: positiveInt.default(30 * 24 * 3600),
+    /** JSON file of listings upserted at start (operator-managed listings). */
+    LISTINGS_FILE: optionalString,
+    NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
+    MINT_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  });
 
 export type Config = z.output<typeof configSchema>;

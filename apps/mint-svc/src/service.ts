@@ -1,20 +1,184 @@
-import { createApp, parseTrustProxy, readPackageVersion, type ServiceFactory } from '@nrp/server';
-import type { Config } from './config';
+import { Contract, Wallet } from 'ethers';
+import { createNonceStore } from '@nrp/auth';
+import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
+import type { MintNetwork } from '@nrp/client';
+import { createDatabase, migrate, type DatabaseHandle } from '@nrp/db';
+import {
+  ConfigError,
+  createApp,
+  parseTrustProxy,
+  readPackageVersion,
+  type Logger,
+  type ServiceInstance,
+  type ServiceFactory,
+} from '@nrp/server';
+import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
+import type { MintNetworkContext, MintServiceContext } from './context';
+import { createListingRepository } from './data/listings';
+import { migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
+import { createVerifiedMinterRepository } from './data/verified-minters';
+import { loadListingFile } from './listing-file';
+import { mintProblems } from './problems';
+import { nonceRoute, verifyMinterRoute } from './routes/auth';
+import { estimateRoute } from './routes/estimate';
+import { listingRoutes } from './routes/listings';
+import { mintRoute } from './routes/mint';
+import { authProblems } from '@nrp/auth';
 
 export const SERVICE_NAME = 'mint-svc';
 
-const description = `Mint service: listings, estimates and EIP-712 signed mint parameters.`;
+const description = `Mint service: listings, estimates and EIP-712 signed mint parameters.
 
-export const createService: ServiceFactory<Config> = async (config, logger) => {
+- **Networks**: \`isTestnet=false\` (default) is mainnet (chain id 1), \`true\` is sepolia (11155111).
+- **Amounts** are wei as decimal strings (\`price\`, \`fee\`, listing prices); the estimate's ether numbers are the
+  nearest doubles to the exact amounts, which it also returns as \`estimatedPriceWei\`/\`estimatedFeeWei\`.
+  \`price\` is the listing's yearly price for the label's length (code points) times \`expiryInYears\` (whole years,
+  1 to 100); the fee is the fixed standard fee per mint, or a share (basis points, rounded down) of the price.
+- **Times**: \`expiry\` and \`signatureExpiry\` are Unix seconds; \`expiry\` is capped at the parent's expiry
+  (NameWrapper \`getData\`, and the .eth registrar expiry of its second-level name). An expired parent is 410.
+- **Signature**: EIP-712 \`MintContext(address owner,string label,bytes32 parentNode,uint256 price,uint256 fee,
+  address paymentReceiver,uint64 expiry,uint256 signatureExpiry,address verifiedMinter,uint32 fuses)\`, domain
+  \`{ name: "NameRecordsMint", version: "1", chainId, verifyingContract: <mint controller> }\`.
+  \`verifiedMinter\` is \`minterAddress\`: only that address can send the mint transaction.
+- **Listings** are managed by the parent's on-chain owner with sign-in messages (nonce scope \`listing\` from
+  \`POST /api/v1/auth/nonce\`), or loaded by the operator from LISTINGS_FILE at start.
+- **Verified minters**: a listing with \`requireVerifiedMinter\` only mints to addresses that proved control of
+  their key with a sign-in (nonce scope \`minter\`, \`POST /api/v1/minters/verify\`); \`minterAddress\` itself is
+  always required (400 when missing).`;
+
+const SIGNER_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/** The signing wallet, or a ConfigError that never echoes the key. */
+function signerFromConfig(key: string | undefined): Wallet {
+  if (!key)
+    throw new ConfigError(
+      'SIGNER_PRIVATE_KEY: required (0x + 64 hex digits); the service does not start without it',
+    );
+  if (!SIGNER_KEY.test(key)) {
+    throw new ConfigError('SIGNER_PRIVATE_KEY: must be 0x followed by 64 hex digits (value not shown)');
+  }
+  try {
+    return new Wallet(key);
+  } catch {
+    throw new ConfigError('SIGNER_PRIVATE_KEY: not a valid secp256k1 private key (value not shown)');
+  }
+}
+
+function networkContexts(config: Config): Record<MintNetwork, MintNetworkContext> {
+  const networks = networksFromEnv(config);
+  const build = (name: NetworkName): MintNetworkContext => {
+    const net = networks[name];
+    const prefix = name === 'mainnet' ? 'MAINNET' : 'SEPOLIA';
+    return {
+      config: net,
+      provider: createProvider(net),
+      contracts: {
+        ensRegistry: net.ens.ensRegistry,
+        nameWrapper: net.ens.nameWrapper,
+        baseRegistrar: config[`${prefix}_BASE_REGISTRAR`] ?? DEFAULT_BASE_REGISTRAR,
+      },
+      mintController: config[`${prefix}_MINT_CONTROLLER`],
+    };
+  };
+  return { mainnet: build('mainnet'), sepolia: build('sepolia') };
+}
+
+const controllerAbi = [
+  'function signers(address) view returns (bool)',
+  'function treasury() view returns (address)',
+];
+
+export interface BuildOptions {
+  /** A database to use instead of the one DATABASE_URL / DB_DATA_DIR describe (tests). Not closed on shutdown. */
+  db?: DatabaseHandle<MintDatabase>;
+  /** Clock in Unix milliseconds (tests). */
+  now?: () => number;
+}
+
+/** createService with injectable database and clock. */
+export async function buildService(
+  config: Config,
+  logger: Logger,
+  options: BuildOptions = {},
+): Promise<ServiceInstance & { ctx: MintServiceContext }> {
+  const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
+  const database =
+    options.db ??
+    createDatabase<MintDatabase>({
+      url: config.DATABASE_URL,
+      dataDir: config.DB_DATA_DIR,
+      schema: config.DB_SCHEMA,
+    });
+  const onShutdown: Array<() => Promise<void>> = [];
+  if (!options.db) onShutdown.push(() => database.close());
+  const networks = networkContexts(config);
+  onShutdown.push(async () => {
+    for (const net of Object.values(networks)) net.provider.destroy();
+  });
+  try {
+    await migrate(database, { table: 'mint_migrations', migrations });
+  } catch (err) {
+    for (const step of onShutdown) await step();
+    throw err;
+  }
+  const ctx: MintServiceContext = {
+    networks,
+    listings: createListingRepository(database.db),
+    verifiedMinters: createVerifiedMinterRepository(database.db),
+    nonces: createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS }),
+    signer,
+    standardFeeWei: config.STANDARD_FEE_WEI,
+    signatureTtlSeconds: config.SIGNATURE_TTL_SECONDS,
+    siweDomains: config.SIWE_DOMAINS,
+    minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
+    now: options.now ?? Date.now,
+  };
+  if (config.LISTINGS_FILE) {
+    const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, new Date(ctx.now()));
+    logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
+  }
+
+  const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
+  for (const [name, net] of Object.entries(networks)) {
+    const controllerAddress = net.mintController;
+    if (!controllerAddress) continue;
+    // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
+    readiness[`${name}-controller`] = async () => {
+      const controller = new Contract(controllerAddress, controllerAbi, net.provider);
+      const [trusted, treasury] = (await Promise.all([
+        controller.getFunction('signers').staticCall(signer.address),
+        controller.getFunction('treasury').staticCall(),
+      ])) as [boolean, string];
+      if (!trusted) throw new Error(`the controller does not trust signer ${signer.address}`);
+      if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
+        throw new Error(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
+      }
+    };
+  }
+
   const app = createApp({
     service: SERVICE_NAME,
     version: readPackageVersion(require.resolve('../package.json')),
     description,
     logger,
-    routes: [],
+    routes: [
+      estimateRoute(ctx),
+      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE),
+      ...listingRoutes(ctx),
+      nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
+      verifyMinterRoute(ctx),
+    ],
+    problems: [...Object.values(mintProblems), ...Object.values(authProblems)],
+    readiness,
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
   });
-  return { app, onShutdown: [] };
+  logger.info({ signer: signer.address }, 'mint signer ready');
+  return { app, onShutdown, ctx };
+}
+
+export const createService: ServiceFactory<Config> = async (config, logger) => {
+  const { app, onShutdown } = await buildService(config, logger);
+  return { app, onShutdown };
 };

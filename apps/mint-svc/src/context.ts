@@ -1,0 +1,32 @@
+import type { Wallet } from 'ethers';
+import type { ChainProvider, NetworkConfig } from '@nrp/chain';
+import type { MintNetwork } from '@nrp/client';
+import type { NonceStore } from '@nrp/auth';
+import type { ListingRepository } from './data/listings';
+import type { VerifiedMinterRepository } from './data/verified-minters';
+import type { ChainContracts } from './chain-facts';
+
+/** One network as the mint service sees it. */
+export interface MintNetworkContext {
+  config: NetworkConfig;
+  provider: ChainProvider;
+  contracts: ChainContracts;
+  /** Undefined: minting (signing) is not available on this network. */
+  mintController: string | undefined;
+}
+
+/** What the routes need; built once in createService. */
+export interface MintServiceContext {
+  networks: Record<MintNetwork, MintNetworkContext>;
+  listings: ListingRepository;
+  verifiedMinters: VerifiedMinterRepository;
+  nonces: NonceStore;
+  /** Never logged; only used to sign. */
+  signer: Wallet;
+  standardFeeWei: bigint;
+  signatureTtlSeconds: number;
+  siweDomains: string[];
+  minterVerificationTtlSeconds: number;
+  /** Injectable clock (Unix milliseconds) for tests. */
+  now: () => number;
+}

@@ -1,0 +1,115 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { listingInputSchema, type Listing, type ListingSettings, type MintNetwork } from '@nrp/client';
+import type { ListingRow, MintDatabase } from './schema';
+
+/** A stored listing: its settings with the payment receiver resolved, and its bookkeeping. */
+export interface StoredListing {
+  network: MintNetwork;
+  parentName: string;
+  parentNode: string;
+  settings: ListingSettings & { paymentReceiver: string };
+  listedBy: string | null;
+  source: 'api' | 'file';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UpsertListing {
+  network: MintNetwork;
+  parentName: string;
+  parentNode: string;
+  settings: ListingSettings & { paymentReceiver: string };
+  listedBy: string | null;
+  source: 'api' | 'file';
+}
+
+function fromRow(row: Selectable<ListingRow>): StoredListing {
+  const raw = typeof row.settings === 'string' ? (JSON.parse(row.settings) as unknown) : row.settings;
+  const parsed = listingInputSchema.parse(raw);
+  const paymentReceiver = parsed.paymentReceiver;
+  if (!paymentReceiver) throw new Error(`listing ${row.parent_name} has no payment receiver`);
+  return {
+    network: row.network as MintNetwork,
+    parentName: row.parent_name,
+    parentNode: row.parent_node,
+    settings: { ...parsed, paymentReceiver },
+    listedBy: row.listed_by,
+    source: row.source,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export function toListingResponse(listing: StoredListing): Listing {
+  return {
+    network: listing.network,
+    parentName: listing.parentName,
+    parentNode: listing.parentNode,
+    ...listing.settings,
+    listedBy: listing.listedBy,
+    source: listing.source,
+    createdAt: listing.createdAt.toISOString(),
+    updatedAt: listing.updatedAt.toISOString(),
+  };
+}
+
+export interface ListingRepository {
+  get(network: MintNetwork, parentName: string): Promise<StoredListing | undefined>;
+  /** Creates or replaces; `created` tells which. */
+  upsert(listing: UpsertListing, now?: Date): Promise<{ listing: StoredListing; created: boolean }>;
+  /** Whether a listing was removed. */
+  remove(network: MintNetwork, parentName: string): Promise<boolean>;
+}
+
+export function createListingRepository(db: Kysely<MintDatabase>): ListingRepository {
+  return {
+    async get(network, parentName) {
+      const row = await db
+        .selectFrom('mint_listings')
+        .selectAll()
+        .where('network', '=', network)
+        .where('parent_name', '=', parentName)
+        .executeTakeFirst();
+      return row ? fromRow(row) : undefined;
+    },
+
+    async upsert(listing, now = new Date()) {
+      const settings = JSON.stringify(listing.settings);
+      // xmax = 0 only for a freshly inserted row: tells insert from update in one statement.
+      const row = await db
+        .insertInto('mint_listings')
+        .values({
+          network: listing.network,
+          parent_name: listing.parentName,
+          parent_node: listing.parentNode,
+          settings,
+          listed_by: listing.listedBy,
+          source: listing.source,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          oc.columns(['network', 'parent_name']).doUpdateSet({
+            parent_node: listing.parentNode,
+            settings,
+            listed_by: listing.listedBy,
+            source: listing.source,
+            updated_at: now,
+          }),
+        )
+        .returningAll()
+        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+        .executeTakeFirstOrThrow();
+      return { listing: fromRow(row), created: row.inserted };
+    },
+
+    async remove(network, parentName) {
+      const result = await db
+        .deleteFrom('mint_listings')
+        .where('network', '=', network)
+        .where('parent_name', '=', parentName)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { authProblems } from '@nrp/auth';
+import {
+  mintNonceRequestSchema,
+  mintNonceResponseSchema,
+  verifiedMinterSchema,
+  verifyMinterRequestSchema,
+  type VerifiedMinter,
+} from '@nrp/client';
+import { defineRoute } from '@nrp/server';
+import type { MintServiceContext } from '../context';
+import { verifySignedRequest } from '../sign-in';
+
+export function nonceRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/nonce',
+    summary: 'A sign-in nonce for listing changes or minter verification',
+    description:
+      "Like the metadata service's `/auth/nonce`: `{ nonce, expiresAt }` with `expiresAt` in Unix milliseconds. " +
+      'A nonce is single-use, bound to `address` (case-insensitive) and `scope`: `listing` authorises PUT/DELETE ' +
+      'of listings, `minter` authorises POST /api/v1/minters/verify.',
+    tags: ['auth'],
+    body: mintNonceRequestSchema,
+    responses: { 200: { description: 'A fresh nonce.', schema: mintNonceResponseSchema } },
+    rateLimit: { name: 'nonce', windowMs: 60_000, limit: rateLimitPerMinute },
+    handler: ({ body }) => ctx.nonces.issue(body.address, body.scope, new Date(ctx.now())),
+  });
+}
+
+export function verifyMinterRoute(ctx: MintServiceContext) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/v1/minters/verify',
+    summary: 'Verify a minter address with a sign-in message',
+    description:
+      'A minter proves control of its address with an EIP-4361 message (nonce scope `minter`, chain id of ' +
+      '`network`). It then counts as a verified minter on that network for MINTER_VERIFICATION_TTL_SECONDS; ' +
+      'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not.',
+    tags: ['auth'],
+    body: verifyMinterRequestSchema,
+    responses: { 200: { description: 'The minter is verified.', schema: verifiedMinterSchema } },
+    problems: Object.values(authProblems),
+    handler: async ({ body }): Promise<VerifiedMinter> => {
+      const signIn = await verifySignedRequest(ctx, body.network, 'minter', body);
+      const now = ctx.now();
+      const verifiedUntil = Math.floor(now / 1000) + ctx.minterVerificationTtlSeconds;
+      await ctx.verifiedMinters.record(
+        body.network,
+        signIn.address,
+        new Date(now),
+        new Date(verifiedUntil * 1000),
+      );
+      return { network: body.network, address: signIn.address, verifiedUntil };
+    },
+  });
+}

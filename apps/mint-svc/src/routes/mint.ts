@@ -1,0 +1,89 @@
+import { mintRequestSchema, mintResponseSchema, type MintResponse } from '@nrp/client';
+import { defineRoute } from '@nrp/server';
+import { commonProblems, ProblemError } from '@nrp/validation';
+import type { MintServiceContext } from '../context';
+import { evaluateMint } from '../evaluate';
+import { mintProblems } from '../problems';
+import { signMintContext } from '../sign-mint';
+
+export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/v1/mint',
+    summary: 'Signed parameters for an on-chain mint',
+    description:
+      "Answers the parameters and the EIP-712 signature to pass to the controller's `mint(ctx, sig, resolverData, " +
+      'extraData)`, sent by `minterAddress` (`verifiedMinter`) with value `price + fee` (wei, decimal strings). ' +
+      '`owner` defaults to `minterAddress`. `signatureExpiry` and `expiry` are Unix seconds; `expiry` never exceeds ' +
+      "the parent's expiry. A mint the estimate would refuse is a 400 `MINT_NOT_ALLOWED` whose " +
+      "`validationErrors` is the estimate's list. Signing is stateless: two requests give two valid signatures, " +
+      'and the controller mints each name once.',
+    tags: ['mint'],
+    body: mintRequestSchema,
+    responses: { 200: { description: 'Signed mint parameters.', schema: mintResponseSchema } },
+    problems: [
+      mintProblems.MINT_NOT_ALLOWED,
+      mintProblems.LISTING_NOT_FOUND,
+      mintProblems.PARENT_EXPIRED,
+      mintProblems.MINT_CONTROLLER_NOT_CONFIGURED,
+      commonProblems.UPSTREAM_ERROR,
+    ],
+    rateLimit: { name: 'mint', windowMs: 60_000, limit: rateLimitPerMinute },
+    handler: async ({ body }): Promise<MintResponse> => {
+      const networkName = body.isTestnet ? 'sepolia' : 'mainnet';
+      const network = ctx.networks[networkName];
+      const controller = network.mintController;
+      if (!controller) {
+        throw new ProblemError(
+          mintProblems.MINT_CONTROLLER_NOT_CONFIGURED,
+          `No mint controller is configured for ${networkName}.`,
+        );
+      }
+      const evaluation = await evaluateMint(ctx, {
+        network: networkName,
+        parentName: body.parentName,
+        label: body.label,
+        minter: body.minterAddress,
+        years: body.expiryInYears,
+      });
+      if (evaluation.validationErrors.length > 0) {
+        throw new ProblemError(
+          mintProblems.MINT_NOT_ALLOWED,
+          `Minting ${body.label}.${body.parentName} is not allowed: ${evaluation.validationErrors.join(', ')}.`,
+          { extensions: { validationErrors: evaluation.validationErrors } },
+        );
+      }
+      const { listing, quote } = evaluation;
+      const params = {
+        owner: body.owner ?? body.minterAddress,
+        label: body.label,
+        parentNode: listing.parentNode,
+        price: quote.price,
+        fee: quote.fee,
+        paymentReceiver: listing.settings.paymentReceiver,
+        expiry: BigInt(evaluation.expiry),
+        signatureExpiry: BigInt(evaluation.nowSeconds + ctx.signatureTtlSeconds),
+        verifiedMinter: body.minterAddress,
+        fuses: listing.settings.fuses,
+      };
+      const signature = await signMintContext(ctx.signer, network.config.chainId, controller, params);
+      return {
+        content: {
+          label: params.label,
+          owner: params.owner,
+          fee: params.fee.toString(),
+          price: params.price.toString(),
+          parentNode: params.parentNode,
+          paymentReceiver: params.paymentReceiver,
+          verifiedMinter: params.verifiedMinter,
+          signatureExpiry: Number(params.signatureExpiry),
+          expiry: Number(params.expiry),
+          fuses: params.fuses,
+        },
+        signature,
+        mintController: controller,
+        chainId: network.config.chainId,
+      };
+    },
+  });
+}

@@ -1,0 +1,247 @@
+import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Signer } from 'ethers';
+import { SiweMessage } from 'siwe';
+import request from 'supertest';
+import type { Express } from 'express';
+import { listingInputSchema, type ListingInput } from '@nrp/client';
+import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
+import { namehash } from '@nrp/ens';
+import { createLogger, loadConfig } from '@nrp/server';
+import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
+import type { DatabaseHandle } from '@nrp/db';
+import { configSchema, type Config } from '../src/config';
+import type { MintDatabase } from '../src/data/schema';
+import { buildService } from '../src/service';
+import type { MintServiceContext } from '../src/context';
+
+export const SIGNER_KEY = '0x' + '11'.repeat(32);
+export const SIWE_DOMAIN = 'mint.test';
+
+export interface MintTestEnv {
+  chain: EnsChain;
+  provider: JsonRpcProvider;
+  controller: Contract;
+  controllerAddress: string;
+  treasury: string;
+  app: Express;
+  ctx: MintServiceContext;
+  db: DatabaseHandle<MintDatabase>;
+  /** Fake clock offset (ms) added to Date.now() by the service. */
+  clock: { offsetMs: number };
+  stop(): Promise<void>;
+}
+
+export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    LOG_LEVEL: 'silent',
+    SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
+    SEPOLIA_ENS_REGISTRY: chain.contracts.ensRegistry,
+    SEPOLIA_NAME_WRAPPER: chain.contracts.nameWrapper,
+    SEPOLIA_PUBLIC_RESOLVER: chain.contracts.publicResolver,
+    SEPOLIA_REVERSE_REGISTRAR: chain.contracts.reverseRegistrar,
+    SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
+    SEPOLIA_BASE_REGISTRAR: chain.contracts.baseRegistrar,
+    // Mainnet points at a closed port: nothing in these tests may reach a real node.
+    MAINNET_RPC_URL: 'http://127.0.0.1:9',
+    SIGNER_PRIVATE_KEY: SIGNER_KEY,
+    SIWE_DOMAINS: SIWE_DOMAIN,
+    STANDARD_FEE_WEI: '1000',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    MINT_RATE_LIMIT_PER_MINUTE: '100000',
+    NONCE_RATE_LIMIT_PER_MINUTE: '100000',
+    ...extra,
+  };
+}
+
+/** anvil + ENS + a MintController (treasury: anvil account 9) + the service on a test database. */
+export async function startMintTestEnv(extraEnv: Record<string, string> = {}): Promise<MintTestEnv> {
+  const chain = await startEnsChain();
+  try {
+    const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, {
+      staticNetwork: true,
+      pollingInterval: 50,
+    });
+    const deployer = chain.ens.deployer;
+    const treasury = accountAt(chain, 9).address;
+    const controller = await deployMintController(deployer, {
+      registry: chain.contracts.ensRegistry,
+      nameWrapper: chain.contracts.nameWrapper,
+      resolver: chain.contracts.publicResolver,
+      treasury,
+      signer: new Wallet(SIGNER_KEY).address,
+      owner: accountAt(chain, 0).address,
+    });
+    const controllerAddress = await controller.getAddress();
+    const config: Config = loadConfig(
+      configSchema,
+      serviceEnv(chain, {
+        SEPOLIA_MINT_CONTROLLER: controllerAddress,
+        TREASURY_ADDRESS: treasury,
+        ...extraEnv,
+      }),
+    );
+    const db = await createTestDatabase<MintDatabase>();
+    const clock = { offsetMs: 0 };
+    const instance = await buildService(config, createLogger('test', 'silent'), {
+      db,
+      now: () => Date.now() + clock.offsetMs,
+    });
+    return {
+      chain,
+      provider,
+      controller: new Contract(controllerAddress, mintControllerArtifact.abi, provider),
+      controllerAddress,
+      treasury,
+      app: instance.app,
+      ctx: instance.ctx,
+      db,
+      clock,
+      stop: async () => {
+        for (const step of instance.onShutdown) await step();
+        await db.close();
+        provider.destroy();
+        await chain.stop();
+      },
+    };
+  } catch (err) {
+    await chain.stop();
+    throw err;
+  }
+}
+
+export function accountAt(chain: EnsChain, index: number): { address: string; privateKey: string } {
+  const account = chain.accounts[index];
+  if (!account) throw new Error(`no anvil account ${index}`);
+  return account;
+}
+
+/** A funded nonce-managed signer for anvil account `index`. */
+export function walletAt(env: MintTestEnv, index: number): NonceManager {
+  return env.chain.ens.signerOf(accountAt(env.chain, index).privateKey);
+}
+
+/** Lists `parentName` directly in the repository (bypasses the signed API; for mint-flow tests). */
+export async function listDirect(
+  env: MintTestEnv,
+  parentName: string,
+  settings: Partial<ListingInput> & { paymentReceiver: string },
+): Promise<void> {
+  const parsed = listingInputSchema.parse({ basePriceWei: '0', ...settings });
+  await env.ctx.listings.upsert({
+    network: 'sepolia',
+    parentName,
+    parentNode: namehash(parentName),
+    settings: { ...parsed, paymentReceiver: settings.paymentReceiver },
+    listedBy: null,
+    source: 'file',
+  });
+}
+
+/** Approves the controller on the registry (unwrapped parent) or the NameWrapper (wrapped parent). */
+export async function approveController(
+  env: MintTestEnv,
+  ownerIndex: number,
+  wrapped: boolean,
+): Promise<void> {
+  const signer = walletAt(env, ownerIndex);
+  const target = wrapped ? env.chain.ens.contract('nameWrapper') : env.chain.ens.contract('ensRegistry');
+  await env.chain.ens.send(target, signer, 'setApprovalForAll', [env.controllerAddress, true]);
+}
+
+/** A signed EIP-4361 sign-in for the service, with a nonce of `scope` fetched from the service. */
+export async function signIn(
+  app: Express,
+  wallet: { address: string; privateKey: string },
+  opts: {
+    scope: 'listing' | 'minter';
+    chainId?: number;
+    domain?: string;
+    issuedAt?: Date;
+    expirationTime?: Date;
+  },
+): Promise<{ siweMessage: string; siweSignature: string; address: string; nonce: string }> {
+  const res = await request(app)
+    .post('/api/v1/auth/nonce')
+    .send({ address: wallet.address, scope: opts.scope })
+    .expect(200);
+  const nonce = String(res.body.nonce);
+  const message = new SiweMessage({
+    domain: opts.domain ?? SIWE_DOMAIN,
+    address: wallet.address,
+    statement: 'Manage my mint listing',
+    uri: `https://${SIWE_DOMAIN}`,
+    version: '1',
+    chainId: opts.chainId ?? 11155111,
+    nonce,
+    issuedAt: (opts.issuedAt ?? new Date()).toISOString(),
+    ...(opts.expirationTime ? { expirationTime: opts.expirationTime.toISOString() } : {}),
+  }).prepareMessage();
+  const siweSignature = await new Wallet(wallet.privateKey).signMessage(message);
+  return { siweMessage: message, siweSignature, address: wallet.address, nonce };
+}
+
+export type MintArgs = [
+  {
+    owner: string;
+    label: string;
+    parentNode: string;
+    price: bigint;
+    fee: bigint;
+    paymentReceiver: string;
+    expiry: bigint;
+    signatureExpiry: bigint;
+    verifiedMinter: string;
+    fuses: number;
+  },
+  string,
+  string[],
+  string,
+];
+
+/** The mint(...) arguments for a POST /api/v1/mint response body. */
+export function mintArgs(
+  body: {
+    content: Record<string, unknown>;
+    signature: string;
+  },
+  resolverData: string[] = [],
+): MintArgs {
+  const c = body.content;
+  return [
+    {
+      owner: String(c.owner),
+      label: String(c.label),
+      parentNode: String(c.parentNode),
+      price: BigInt(String(c.price)),
+      fee: BigInt(String(c.fee)),
+      paymentReceiver: String(c.paymentReceiver),
+      expiry: BigInt(Number(c.expiry)),
+      signatureExpiry: BigInt(Number(c.signatureExpiry)),
+      verifiedMinter: String(c.verifiedMinter),
+      fuses: Number(c.fuses),
+    },
+    body.signature,
+    resolverData,
+    '0x',
+  ];
+}
+
+/** Sends mint(...) from `signer` with `value`; resolves to the receipt or rejects with the revert. */
+export async function sendMint(env: MintTestEnv, signer: Signer, args: MintArgs, value: bigint) {
+  const controller = env.controller.connect(signer) as Contract;
+  try {
+    const tx = await controller.getFunction('mint').send(...args, { value });
+    return await tx.wait();
+  } catch (err) {
+    if ('reset' in signer && typeof signer.reset === 'function') signer.reset();
+    throw err;
+  }
+}
+
+/** The custom error name of a failed contract call, e.g. `SignatureExpired`. */
+export function revertName(env: MintTestEnv, err: unknown): string | undefined {
+  const data = (err as { data?: unknown }).data;
+  if (typeof data !== 'string') return undefined;
+  return env.controller.interface.parseError(data)?.name;
+}
+
+export { ZeroAddress };
