@@ -72,7 +72,13 @@ export const tokenParamsSchema = z.object({
   tokenId: z
     .string()
     .regex(/^(0x[0-9a-fA-F]{1,64}|\d{1,78})$/, 'must be a decimal or 0x-hex uint256')
-    .refine((value) => BigInt(value) < 2n ** 256n, 'must fit in a uint256')
+    .refine((value) => {
+      try {
+        return BigInt(value) < 2n ** 256n;
+      } catch {
+        return false;
+      }
+    }, 'must fit in a uint256')
     .meta({ description: 'uint256 of the namehash, decimal or 0x-hex.' }),
 });
 

@@ -1,0 +1,167 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Wallet } from 'ethers';
+import request from 'supertest';
+import { hashApiKey } from '@nrp/auth';
+import { namehash, tokenIdFromNamehash } from '@nrp/ens';
+import { createLogger, loadConfig } from '@nrp/server';
+import { createTestDatabase, type EnsChain } from '@nrp/testkit';
+// The real offchain subname service, started in-process: ownership and records come from its HTTP API.
+import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
+import { createService as createOffchainService } from '../../offchain-svc/src/service';
+import { processPending, stableImageUrl } from '../src/images';
+import {
+  png,
+  signedFields,
+  startEnsChain,
+  startHarness,
+  upload,
+  walletOf,
+  BASE_URL,
+  type Harness,
+} from './support';
+
+const API_KEY = 'offchain-test-key-0123456789';
+
+let chain: EnsChain;
+let h: Harness;
+let server: Server;
+let offchainUrl: string;
+let closeOffchain: () => Promise<void>;
+let alice: Wallet;
+let bob: Wallet;
+let image: Buffer;
+
+const url = (name: string) => stableImageUrl(BASE_URL, 'sepolia', name, 'avatar');
+const path = (name: string) => `/profile/sepolia/${name}/avatar`;
+
+async function putSubname(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${offchainUrl}/api/v1/subnames`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-auth-token': API_KEY },
+    body: JSON.stringify({ parentName: 'off.eth', ...body }),
+  });
+  if (res.status !== 200 && res.status !== 201)
+    throw new Error(`offchain create: ${res.status} ${await res.text()}`);
+}
+
+beforeAll(async () => {
+  chain = await startEnsChain({ chainId: 11155111 });
+  alice = walletOf(chain, 1);
+  bob = walletOf(chain, 2);
+  image = await png();
+  // Listen first (the resolver contract needs the gateway URL), then hand the requests to the offchain service.
+  let listener: RequestListener = (_req, res) => res.writeHead(503).end();
+  server = createServer((req, res) => listener(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  offchainUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const gatewaySigner = Wallet.createRandom();
+  const resolver = await chain.ens.deployOffchainResolver(
+    `${offchainUrl}/api/v1/gateway/{sender}/{data}.json`,
+    [gatewaySigner.address],
+  );
+  await chain.ens.registerEthName('off', alice.address, { resolver });
+
+  const offchainDb = await createTestDatabase<never>();
+  const offchain = await createOffchainService(
+    loadConfig(offchainConfigSchema, {
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
+      GATEWAY_RESOLVER_ADDRESS: resolver,
+      BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
+      BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
+    }),
+    createLogger('offchain', 'silent'),
+    { db: offchainDb as never },
+  );
+  listener = offchain.app;
+  closeOffchain = async () => {
+    for (const step of offchain.onShutdown) await step();
+  };
+
+  h = await startHarness(chain, { OFFCHAIN_URL: offchainUrl });
+  await putSubname({
+    label: 'carol',
+    owner: alice.address,
+    texts: [{ key: 'avatar', value: url('carol.off.eth') }],
+  });
+  await putSubname({ label: 'dave', owner: alice.address });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await closeOffchain?.();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await chain?.stop();
+});
+
+describe('offchain subnames', () => {
+  it('ownership comes from the offchain record and the text record through CCIP-Read: confirmed at once', async () => {
+    const app = h.service.app;
+    const refused = await upload(
+      app,
+      path('carol.off.eth'),
+      'avatar',
+      image,
+      await signedFields(app, bob),
+    ).expect(403);
+    expect(refused.body.code).toBe('NOT_SUBNAME_OWNER');
+    const res = await upload(
+      app,
+      path('carol.off.eth'),
+      'avatar',
+      image,
+      await signedFields(app, alice),
+    ).expect(200);
+    expect(res.body).toMatchObject({
+      subname: 'carol.off.eth',
+      isUpdate: false,
+      avatarUrl: url('carol.off.eth'),
+    });
+    expect(res.body.pending).toBeUndefined();
+    await request(app).get(path('carol.off.eth')).expect(200);
+  });
+
+  it('pending until the record is set in the offchain service, then confirmed', async () => {
+    const app = h.service.app;
+    const res = await upload(
+      app,
+      path('dave.off.eth'),
+      'avatar',
+      image,
+      await signedFields(app, alice),
+    ).expect(200);
+    expect(res.body.pending).toBe(true);
+    expect((await processPending(h.service.context)).confirmed).toBe(0);
+    await putSubname({ label: 'dave', texts: [{ key: 'avatar', value: url('dave.off.eth') }] });
+    expect((await processPending(h.service.context)).confirmed).toBe(1);
+    await request(app).get(path('dave.off.eth')).expect(200);
+  });
+
+  it('token metadata of an offchain subname is found by namehash, with its created date', async () => {
+    const tokenId = tokenIdFromNamehash(namehash('carol.off.eth'));
+    const res = await request(h.service.app).get(`/metadata/network/11155111/token/${tokenId}`).expect(200);
+    expect(res.body.name).toBe('carol.off.eth');
+    expect(res.body.attributes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ trait_type: 'Created Date', display_type: 'date' })]),
+    );
+    const unknown = tokenIdFromNamehash(namehash('nobody.off.eth'));
+    expect(
+      (await request(h.service.app).get(`/metadata/network/11155111/token/${unknown}`).expect(404)).body.code,
+    ).toBe('TOKEN_NOT_FOUND');
+  });
+
+  it('a delete by the offchain owner removes the image; by someone else it is 403', async () => {
+    const app = h.service.app;
+    await request(app)
+      .delete(path('carol.off.eth'))
+      .send(await signedFields(app, bob))
+      .expect(403);
+    await request(app)
+      .delete(path('carol.off.eth'))
+      .send(await signedFields(app, alice))
+      .expect(200);
+    await request(app).get(path('carol.off.eth')).expect(404);
+  });
+});

@@ -1,0 +1,153 @@
+import { sql } from 'kysely';
+import request from 'supertest';
+import type { Wallet } from 'ethers';
+import { startS3Server, type EnsChain, type TestS3Server } from '@nrp/testkit';
+import { newBlobKey, stableImageUrl, sweepOrphans } from '../src/images';
+import {
+  imageRows,
+  png,
+  signedFields,
+  startEnsChain,
+  startHarness,
+  storedKeys,
+  upload,
+  walletOf,
+  BASE_URL,
+  type Harness,
+} from './support';
+
+let chain: EnsChain;
+let s3: TestS3Server;
+let h: Harness;
+let alice: Wallet;
+let image: Buffer;
+const path = (name: string) => `/profile/sepolia/${name}/avatar`;
+
+beforeAll(async () => {
+  chain = await startEnsChain({ chainId: 11155111 });
+  s3 = await startS3Server();
+  alice = walletOf(chain, 1);
+  image = await png();
+  h = await startHarness(chain, {
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: s3.endpoint,
+    S3_REGION: s3.region,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  });
+  for (const label of ['s3', 'dbfail', 'crash', 'down']) {
+    await chain.ens.registerEthName(label, alice.address);
+    await chain.ens.setText(
+      `${label}.eth`,
+      'avatar',
+      stableImageUrl(BASE_URL, 'sepolia', `${label}.eth`, 'avatar'),
+    );
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await s3?.stop();
+  await chain?.stop();
+});
+
+describe('S3 storage (s3rver) and consistency', () => {
+  it('stores and serves images through S3', async () => {
+    const app = h.service.app;
+    await upload(app, path('s3.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
+    const [row] = (await imageRows(h.db)).filter((r) => r.name === 's3.eth');
+    expect(await storedKeys(h.service.context.blobs)).toContain(row?.blob_key);
+    const served = await request(app).get(path('s3.eth')).expect(200);
+    expect(Buffer.compare(served.body as Buffer, image)).toBe(0);
+    expect((await h.service.context.blobs.get(row?.blob_key ?? ''))?.contentType).toBe('image/png');
+  });
+
+  it('a database failure after the bytes were written removes the bytes again (a real failing trigger)', async () => {
+    const app = h.service.app;
+    const before = await storedKeys(h.service.context.blobs);
+    await sql`create function refuse_images() returns trigger language plpgsql as $$ begin raise exception 'refused by test trigger'; end $$`.execute(
+      h.db.db,
+    );
+    await sql`create trigger refuse_images before insert on images for each row execute function refuse_images()`.execute(
+      h.db.db,
+    );
+    try {
+      const res = await upload(
+        app,
+        path('dbfail.eth'),
+        'avatar',
+        image,
+        await signedFields(app, alice),
+      ).expect(500);
+      expect(res.body.code).toBe('INTERNAL_ERROR');
+      expect(JSON.stringify(res.body)).not.toContain('refused by test trigger');
+    } finally {
+      await sql`drop trigger refuse_images on images`.execute(h.db.db);
+      await sql`drop function refuse_images()`.execute(h.db.db);
+    }
+    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect((await imageRows(h.db)).filter((r) => r.name === 'dbfail.eth')).toHaveLength(0);
+    await request(app).get(path('dbfail.eth')).expect(404);
+    await upload(app, path('dbfail.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
+  });
+
+  it('bytes left by a crash before the row are never visible and removed by the next sweep', async () => {
+    const ctx = h.service.context;
+    // The state a crash between the two writes leaves: bytes under a fresh key, no row.
+    const orphan = newBlobKey('sepolia', new Date());
+    await ctx.blobs.put(orphan, image, 'image/png');
+    // A key from an upload still in flight (younger than ORPHAN_GRACE_MS) must be spared.
+    const inFlight = newBlobKey('sepolia', new Date(Date.now() + 3_600_000));
+    await ctx.blobs.put(inFlight, image, 'image/png');
+    await request(h.service.app).get(path('crash.eth')).expect(404);
+    const referenced = (await imageRows(h.db)).map((r) => r.blob_key);
+
+    expect(await sweepOrphans(ctx)).toBe(1);
+    const keys = await storedKeys(ctx.blobs);
+    expect(keys).not.toContain(orphan);
+    expect(keys).toContain(inFlight);
+    for (const key of referenced) expect(keys).toContain(key);
+    await ctx.blobs.delete(inFlight);
+  });
+
+  it('storage down: 503 and no row', async () => {
+    const app = h.service.app;
+    const fields = await signedFields(app, alice);
+    await s3.stop();
+    const res = await upload(app, path('down.eth'), 'avatar', image, fields).expect(503);
+    expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect((await imageRows(h.db)).filter((r) => r.name === 'down.eth')).toHaveLength(0);
+    expect((await request(app).get('/ready').expect(503)).body.checks.storage).toBeTruthy();
+  });
+});
+
+describe('background worker', () => {
+  it('confirms a pending upload on its own and stops on shutdown', async () => {
+    const local = await startHarness(chain, { PENDING_CHECK_INTERVAL_MS: '50' });
+    try {
+      await chain.ens.registerEthName('worker', alice.address);
+      const app = local.service.app;
+      const res = await upload(
+        app,
+        path('worker.eth'),
+        'avatar',
+        image,
+        await signedFields(app, alice),
+      ).expect(200);
+      expect(res.body.pending).toBe(true);
+      await chain.ens.setText(
+        'worker.eth',
+        'avatar',
+        stableImageUrl(BASE_URL, 'sepolia', 'worker.eth', 'avatar'),
+      );
+      let status: string | undefined;
+      for (let i = 0; i < 200 && status !== 'confirmed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await imageRows(local.db)).find((r) => r.name === 'worker.eth')?.status;
+      }
+      expect(status).toBe('confirmed');
+    } finally {
+      await local.close();
+    }
+  });
+});
