@@ -50,10 +50,7 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
     chain = await startEnsChain();
     // The gateway URL must exist before the resolver is deployed, and the service is configured with the resolver
     // address: listen first, attach the app afterwards.
-    let handler: ((req: never, res: never) => void) | undefined;
-    server = createServer((req, res) =>
-      handler ? handler(req as never, res as never) : res.writeHead(503).end(),
-    );
+    server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     resolverAddress = await chain.ens.deployOffchainResolver(`${base}/api/v1/gateway/{sender}/{data}.json`, [
@@ -67,7 +64,7 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
       GATEWAY_RESOLVER_ADDRESS: resolverAddress,
       GATEWAY_TTL_SECONDS: '300',
     });
-    handler = svc.app as never;
+    server.on('request', svc.app);
     apiKey = await svc.keyFor('offchain.eth');
 
     const network = new Network('sepolia', 11155111);
