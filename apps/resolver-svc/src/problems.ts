@@ -15,13 +15,15 @@ export const nameRouteProblems = [
 export const addressRouteProblems = [commonProblems.INVALID_INPUT, commonProblems.UPSTREAM_ERROR];
 export const bulkRouteProblems = [commonProblems.INVALID_INPUT];
 
-/** The JSON-RPC error object an RPC node answered, when ethers kept it (`info.error` or `error`). */
+/** The JSON-RPC error object an RPC node answered (not a revert), when ethers kept it (`info.error` or `error`). */
 function jsonRpcError(cause: unknown): { code: number; message: string } | undefined {
   if (typeof cause !== 'object' || cause === null) return undefined;
   const holder = cause as { info?: { error?: unknown }; error?: unknown };
   for (const candidate of [holder.info?.error, holder.error]) {
     if (typeof candidate !== 'object' || candidate === null) continue;
-    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    const { code, message, data } = candidate as { code?: unknown; message?: unknown; data?: unknown };
+    // A revert (error with data) is better described by the decoded revert the UpstreamError carries.
+    if (typeof data === 'string' && data.length > 2) continue;
     if (typeof code === 'number' && typeof message === 'string') return { code, message };
   }
   return undefined;
@@ -34,7 +36,21 @@ function jsonRpcError(cause: unknown): { code: number; message: string } | undef
 export function upstreamDetail(err: UpstreamError): UpstreamDetail {
   const rpc = jsonRpcError(err.cause);
   if (rpc) return rpc;
-  return { message: err.upstreamMessage, code: err.upstreamCode ?? null };
+  return { message: err.upstreamMessage, code: err.upstreamCode ?? causeCode(err.cause) ?? null };
+}
+
+/** The first string `code` down the cause chain, e.g. a socket's ECONNREFUSED under a fetch error. */
+function causeCode(cause: unknown): string | undefined {
+  for (
+    let current = cause, depth = 0;
+    typeof current === 'object' && current !== null && depth < 5;
+    depth++
+  ) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** An UpstreamError becomes 502 UPSTREAM_ERROR with `upstream`; anything else is left to the error handler. */

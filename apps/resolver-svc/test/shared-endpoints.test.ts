@@ -1,15 +1,23 @@
 import request from 'supertest';
 import { createLogger, loadConfig } from '@nrp/server';
+import { startAnvil, type AnvilNode } from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import { createService, SERVICE_NAME } from '../src/service';
 
 describe('resolver-svc shared endpoints', () => {
   let app: Awaited<ReturnType<typeof createService>>['app'];
   let close: () => Promise<void>;
+  let anvil: AnvilNode;
 
   beforeAll(async () => {
+    // /ready checks the RPC node of the default network.
+    anvil = await startAnvil();
     const instance = await createService(
-      loadConfig(configSchema, { LOG_LEVEL: 'silent' }),
+      loadConfig(configSchema, {
+        LOG_LEVEL: 'silent',
+        DEFAULT_NETWORK: 'sepolia',
+        SEPOLIA_RPC_URL: anvil.rpcUrl,
+      }),
       createLogger('t', 'silent'),
     );
     app = instance.app;
@@ -17,7 +25,10 @@ describe('resolver-svc shared endpoints', () => {
       for (const step of instance.onShutdown) await step();
     };
   });
-  afterAll(() => close());
+  afterAll(async () => {
+    await close();
+    await anvil.stop();
+  });
 
   it('GET / names the service', async () => {
     const res = await request(app).get('/').expect(200);
@@ -26,7 +37,10 @@ describe('resolver-svc shared endpoints', () => {
 
   it('GET /health, /ready, /metrics and /openapi.json answer', async () => {
     await request(app).get('/health').expect(200, { status: 'ok' });
-    expect((await request(app).get('/ready').expect(200)).body.status).toBe('ok');
+    expect((await request(app).get('/ready').expect(200)).body).toEqual({
+      status: 'ok',
+      checks: { 'rpc:sepolia': 'ok' },
+    });
     expect((await request(app).get('/metrics').expect(200)).text).toContain('http_request_duration_seconds');
     expect((await request(app).get('/openapi.json').expect(200)).body.info.title).toBe(SERVICE_NAME);
   });

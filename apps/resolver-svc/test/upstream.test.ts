@@ -1,0 +1,161 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { startAnvil } from '@nrp/testkit';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+
+let fx: ResolverFixture;
+let svc: TestService;
+
+beforeAll(async () => {
+  fx = await startResolverFixture();
+  svc = await buildService(fx.env({ RPC_TIMEOUT_MS: '1000' }));
+});
+afterAll(async () => {
+  await svc?.close();
+  await fx?.stop();
+});
+
+function expectUpstreamProblem(res: request.Response): { message: string; code: string | number | null } {
+  expect(res.status).toBe(502);
+  expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+  expect(res.body.code).toBe('UPSTREAM_ERROR');
+  expect(typeof res.body.upstream.message).toBe('string');
+  expect(res.body.upstream.message.length).toBeGreaterThan(0);
+  expect(JSON.stringify(res.body)).not.toMatch(/\bat .+\.ts:\d+/); // no stack trace
+  return res.body.upstream;
+}
+
+/** A TCP port that accepts connections and never answers. */
+async function startBlackHole(): Promise<{ url: string; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang', () => {
+  it('a stopped node', async () => {
+    const anvil = await startAnvil();
+    await anvil.stop();
+    const down = await buildService(
+      fx.env({ SEPOLIA_RPC_URL: anvil.rpcUrl, CACHE_REDIS_PREFIX: `down${Date.now()}:` }),
+    );
+    try {
+      const upstream = expectUpstreamProblem(await request(down.app).get('/ens/v2/profile/alice.eth'));
+      expect(upstream).toEqual({ code: 'ECONNREFUSED', message: expect.stringContaining('ECONNREFUSED') });
+      expectUpstreamProblem(await request(down.app).get(`/ens/v2/reverse/${fx.accounts.alice}/profile`));
+      expectUpstreamProblem(await request(down.app).get('/ens/v2/addresses/alice.eth'));
+      expectUpstreamProblem(await request(down.app).get('/ens/v2/texts/alice.eth'));
+      const bulk = await request(down.app).get('/ens/v2/profile/bulk?names=alice.eth,a.eth').expect(200);
+      expect(bulk.body.results).toEqual([
+        expect.objectContaining({
+          type: 'error',
+          input: 'alice.eth',
+          status: 502,
+          code: 'UPSTREAM_ERROR',
+          upstream: expect.any(Object),
+        }),
+        expect.objectContaining({ type: 'error', input: 'a.eth', status: 400, code: 'INVALID_INPUT' }),
+      ]);
+      expect(bulk.headers['cache-control']).toBe('no-cache');
+      const reverseBulk = await request(down.app)
+        .get(`/ens/v2/reverse/bulk?addresses=${fx.accounts.alice}`)
+        .expect(200);
+      expect(reverseBulk.body.results[0]).toMatchObject({
+        type: 'error',
+        status: 502,
+        code: 'UPSTREAM_ERROR',
+      });
+      const ready = await request(down.app).get('/ready').expect(503);
+      expect(ready.body.checks['rpc:sepolia']).not.toBe('ok');
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('a node that accepts and never answers times out', async () => {
+    const hole = await startBlackHole();
+    const slow = await buildService(
+      fx.env({ SEPOLIA_RPC_URL: hole.url, RPC_TIMEOUT_MS: '300', CACHE_REDIS_PREFIX: `slow${Date.now()}:` }),
+    );
+    try {
+      const upstream = expectUpstreamProblem(await request(slow.app).get('/ens/v2/profile/alice.eth'));
+      expect(upstream.code).toBe('TIMEOUT');
+    } finally {
+      await slow.close();
+      await hole.stop();
+    }
+  });
+
+  it('a node that answers a JSON-RPC error: its message and code are passed on', async () => {
+    const rpc = async (method: string, params: unknown[]) =>
+      fetch(fx.chain.anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    // A block gas limit below any call's intrinsic gas: anvil answers every eth_call with an error.
+    await rpc('anvil_setBlockGasLimit', ['0x5000']);
+    await rpc('evm_mine', []);
+    try {
+      const upstream = expectUpstreamProblem(
+        await request(svc.app).get('/ens/v2/profile/alice.eth?noCache=true'),
+      );
+      expect(upstream.code).toBe(-32000);
+      expect(upstream.message).toMatch(/gas/i);
+    } finally {
+      await rpc('anvil_setBlockGasLimit', ['0x1c9c380']);
+      await rpc('evm_mine', []);
+    }
+    await request(svc.app).get('/ens/v2/profile/alice.eth').expect(200);
+  });
+
+  it('the network parameter picks the network: mainnet has its own (here unreachable) RPC', async () => {
+    const anvil = await startAnvil({ chainId: 1 });
+    await anvil.stop();
+    const both = await buildService(
+      fx.env({ MAINNET_RPC_URL: anvil.rpcUrl, CACHE_REDIS_PREFIX: `net${Date.now()}:` }),
+    );
+    try {
+      expectUpstreamProblem(await request(both.app).get('/ens/v2/profile/alice.eth?network=mainnet'));
+      await request(both.app).get('/ens/v2/profile/alice.eth?network=sepolia').expect(200);
+    } finally {
+      await both.close();
+    }
+  });
+});
+
+describe('CCIP-Read gateway failures answer 502 UPSTREAM_ERROR and are not cached', () => {
+  afterEach(() => fx.gateway.setFault(null));
+
+  it.each([
+    ['http-500', { code: 'OFFCHAIN_FAULT', message: expect.stringContaining('test gateway fault') }],
+    ['garbage', { code: 'ResolverError', message: expect.stringMatching(/reverted/) }],
+    ['bad-signature', { code: 'ResolverError', message: expect.stringMatching(/Invalid sig/) }],
+    ['hang', { code: 'TIMEOUT', message: expect.stringMatching(/did not answer/) }],
+  ] as const)('gateway fault %s', async (fault, expected) => {
+    fx.gateway.setFault(fault);
+    const upstream = expectUpstreamProblem(
+      await request(svc.app).get('/ens/v2/profile/bob.offchain.eth?texts=name&noCache=true'),
+    );
+    expect(upstream).toEqual(expected);
+    expectUpstreamProblem(
+      await request(svc.app).get(`/ens/v2/reverse/${fx.accounts.bob}/profile?noCache=true`),
+    );
+    fx.gateway.setFault(null);
+    const ok = await request(svc.app).get('/ens/v2/profile/bob.offchain.eth?texts=name').expect(200);
+    expect(ok.body.texts).toEqual([{ key: 'name', exists: true, value: 'Bob' }]);
+  });
+});
