@@ -24,11 +24,19 @@ export async function runKeysCommand(
   const [command, ...rest] = argv;
   switch (command) {
     case 'create': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { parent: { type: 'string', multiple: true }, note: { type: 'string' } },
-        strict: true,
-      });
+      let values: { parent?: string[]; note?: string };
+      try {
+        ({ values } = parseArgs({
+          args: rest,
+          options: { parent: { type: 'string', multiple: true }, note: { type: 'string' } },
+          strict: true,
+        }));
+      } catch (err) {
+        // parseArgs throws a TypeError (ERR_PARSE_ARGS_*); read its message without trusting the realm.
+        const message =
+          typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+        throw new KeysUsageError(message);
+      }
       const parents = (values.parent ?? [])
         .flatMap((p) => p.split(','))
         .map((p) => p.trim())
