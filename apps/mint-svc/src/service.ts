@@ -1,4 +1,5 @@
-import { Contract, Wallet } from 'ethers';
+import { Interface, Wallet } from 'ethers';
+import { Redis } from 'ioredis';
 import { createNonceStore } from '@nrp/auth';
 import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
@@ -83,10 +84,10 @@ function networkContexts(config: Config): Record<MintNetwork, MintNetworkContext
   return { mainnet: build('mainnet'), sepolia: build('sepolia') };
 }
 
-const controllerAbi = [
+const controllerInterface = new Interface([
   'function signers(address) view returns (bool)',
   'function treasury() view returns (address)',
-];
+]);
 
 export interface BuildOptions {
   /** A database to use instead of the one DATABASE_URL / DB_DATA_DIR describe (tests). Not closed on shutdown. */
@@ -115,12 +116,6 @@ export async function buildService(
   onShutdown.push(async () => {
     for (const net of Object.values(networks)) net.provider.destroy();
   });
-  try {
-    await migrate(database, { table: 'mint_migrations', migrations });
-  } catch (err) {
-    for (const step of onShutdown) await step();
-    throw err;
-  }
   const ctx: MintServiceContext = {
     networks,
     listings: createListingRepository(database.db),
@@ -133,25 +128,53 @@ export async function buildService(
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     now: options.now ?? Date.now,
   };
-  if (config.LISTINGS_FILE) {
-    const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, new Date(ctx.now()));
-    logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
+  try {
+    await migrate(database, { table: 'mint_migrations', migrations });
+    if (config.LISTINGS_FILE) {
+      const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, new Date(ctx.now()));
+      logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
+    }
+  } catch (err) {
+    for (const step of onShutdown) await step();
+    throw err;
   }
 
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
+  // Redis (when configured) shares the rate-limit counters between replicas.
+  let redis: Redis | undefined;
+  if (config.REDIS_URL) {
+    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
+    redis = client;
+    readiness.redis = () => client.ping();
+    onShutdown.push(async () => {
+      await client.quit().catch(() => client.disconnect());
+    });
+  }
   for (const [name, net] of Object.entries(networks)) {
     const controllerAddress = net.mintController;
     if (!controllerAddress) continue;
     // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
     readiness[`${name}-controller`] = async () => {
-      const controller = new Contract(controllerAddress, controllerAbi, net.provider);
-      const [trusted, treasury] = (await Promise.all([
-        controller.getFunction('signers').staticCall(signer.address),
-        controller.getFunction('treasury').staticCall(),
-      ])) as [boolean, string];
-      if (!trusted) throw new Error(`the controller does not trust signer ${signer.address}`);
-      if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
-        throw new Error(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
+      // provider.send, not a Contract call: readiness must not be answered from ethers' short call cache.
+      const call = async (fn: 'signers' | 'treasury', args: unknown[]) =>
+        controllerInterface.decodeFunctionResult(
+          fn,
+          (await net.provider.send('eth_call', [
+            { to: controllerAddress, data: controllerInterface.encodeFunctionData(fn, args) },
+            'latest',
+          ])) as string,
+        )[0] as unknown;
+      const [trusted, treasury] = await Promise.all([
+        call('signers', [signer.address]),
+        call('treasury', []),
+      ]);
+      if (trusted !== true) throw new Error(`the controller does not trust signer ${signer.address}`);
+      if (
+        config.TREASURY_ADDRESS &&
+        String(treasury).toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()
+      ) {
+        throw new Error(`the controller's treasury ${String(treasury)} is not TREASURY_ADDRESS`);
       }
     };
   }
@@ -173,6 +196,7 @@ export async function buildService(
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    redis,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
   return { app, onShutdown, ctx };

@@ -48,6 +48,8 @@ export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}):
     RATE_LIMIT_PER_MINUTE: '100000',
     MINT_RATE_LIMIT_PER_MINUTE: '100000',
     NONCE_RATE_LIMIT_PER_MINUTE: '100000',
+    // Rate-limit counters in Redis when the run provides one (the second way of running the suite).
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...extra,
   };
 }

@@ -618,6 +618,28 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     });
   });
 
+  describe('readiness', () => {
+    it('is ready while the controller trusts the signer, 503 once the owner removes it', async () => {
+      const ready = await request(env.app).get('/ready').expect(200);
+      expect(ready.body.checks['sepolia-controller']).toBe('ok');
+      const signerAddress = new Wallet(SIGNER_KEY).address;
+      const ownerWallet = walletAt(env, 0);
+      await env.chain.ens.send(env.controller, ownerWallet, 'setSigner', [signerAddress, false]);
+      try {
+        const res = await request(env.app).get('/ready').expect(503);
+        expect(res.body.checks['sepolia-controller']).toMatch(/does not trust signer/);
+        // Only the owner manages signers.
+        const stranger = walletAt(env, 7);
+        await expect(
+          env.chain.ens.send(env.controller, stranger, 'setSigner', [signerAddress, true]),
+        ).rejects.toThrow();
+      } finally {
+        await env.chain.ens.send(env.controller, ownerWallet, 'setSigner', [signerAddress, true]);
+      }
+      await request(env.app).get('/ready').expect(200);
+    });
+  });
+
   async function balances(addresses: string[], blockTag: number): Promise<bigint[]> {
     return Promise.all(addresses.map((a) => env.provider.getBalance(a, blockTag)));
   }

@@ -1,17 +1,23 @@
 import request from 'supertest';
-import { createLogger, loadConfig } from '@nrp/server';
+import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
-import { createService, SERVICE_NAME } from '../src/service';
+import { buildService, createService, SERVICE_NAME } from '../src/service';
+
+const env = {
+  LOG_LEVEL: 'silent',
+  SIGNER_PRIVATE_KEY: '0x' + '22'.repeat(32),
+  // Closed ports: these tests never reach a node.
+  MAINNET_RPC_URL: 'http://127.0.0.1:9',
+  SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
+  ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+};
 
 describe('mint-svc shared endpoints', () => {
   let app: Awaited<ReturnType<typeof createService>>['app'];
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const instance = await createService(
-      loadConfig(configSchema, { LOG_LEVEL: 'silent' }),
-      createLogger('t', 'silent'),
-    );
+    const instance = await createService(loadConfig(configSchema, env), createLogger('t', 'silent'));
     app = instance.app;
     close = async () => {
       for (const step of instance.onShutdown) await step();
@@ -26,14 +32,60 @@ describe('mint-svc shared endpoints', () => {
 
   it('GET /health, /ready, /metrics and /openapi.json answer', async () => {
     await request(app).get('/health').expect(200, { status: 'ok' });
-    expect((await request(app).get('/ready').expect(200)).body.status).toBe('ok');
+    const ready = (await request(app).get('/ready').expect(200)).body;
+    expect(ready.status).toBe('ok');
+    expect(Object.keys(ready.checks).sort()).toEqual(
+      process.env.REDIS_URL ? ['database', 'redis'] : ['database'],
+    );
     expect((await request(app).get('/metrics').expect(200)).text).toContain('http_request_duration_seconds');
-    expect((await request(app).get('/openapi.json').expect(200)).body.info.title).toBe(SERVICE_NAME);
+    const openapi = (await request(app).get('/openapi.json').expect(200)).body;
+    expect(openapi.info.title).toBe(SERVICE_NAME);
+    expect(Object.keys(openapi.paths).sort()).toEqual([
+      '/api/v1/auth/nonce',
+      '/api/v1/listings/{network}/{parentName}',
+      '/api/v1/mint',
+      '/api/v1/mint/estimate',
+      '/api/v1/minters/verify',
+    ]);
+    const params = openapi.paths['/api/v1/mint/estimate'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(['parentName', 'label', 'minterAddress', 'isTestnet', 'expiryInYears']);
   });
 
   it('an unknown route is a problem+json 404', async () => {
     const res = await request(app).get('/no/such/route').expect(404);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('mint-svc configuration', () => {
+  const logger = createLogger('t', 'silent');
+
+  it('refuses to start without SIGNER_PRIVATE_KEY', async () => {
+    const config = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: '' });
+    await expect(buildService(config, logger)).rejects.toThrow(ConfigError);
+    await expect(buildService(config, logger)).rejects.toThrow(/SIGNER_PRIVATE_KEY: required/);
+  });
+
+  it('refuses a malformed key without echoing it', async () => {
+    const secret = '0x' + 'ab'.repeat(31) + 'zz';
+    const config = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: secret });
+    const err = await buildService(config, logger).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(String((err as Error).message)).not.toContain('abab');
+    const zero = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: '0x' + '00'.repeat(32) });
+    await expect(buildService(zero, logger)).rejects.toThrow(/not a valid secp256k1 private key/);
+  });
+
+  it('bad values name their variable', () => {
+    expect(() => loadConfig(configSchema, { ...env, STANDARD_FEE_WEI: '0.5' })).toThrow(/STANDARD_FEE_WEI/);
+    expect(() => loadConfig(configSchema, { ...env, SEPOLIA_MINT_CONTROLLER: '0x12' })).toThrow(
+      /SEPOLIA_MINT_CONTROLLER/,
+    );
+  });
+
+  it('a bad LISTINGS_FILE stops the start with one line naming it', async () => {
+    const config = loadConfig(configSchema, { ...env, LISTINGS_FILE: '/no/such/listings.json' });
+    await expect(buildService(config, logger)).rejects.toThrow(/LISTINGS_FILE: cannot read/);
   });
 });
