@@ -35,7 +35,14 @@ export const profileImageParamsSchema = z.object({
 
 /** Fields of every upload and delete: the EIP-4361 message, its signature and the signer's address. */
 export const signedRequestSchema = z.object({
-  siweMessage: z.string().min(1).max(4096),
+  siweMessage: z
+    .string()
+    .min(1)
+    .max(4096)
+    // multipart/form-data turns every LF of a field into CRLF (HTML form encoding, as browsers and fetch send
+    // it); EIP-4361 messages use LF only, so CRLF is turned back before the signature is checked.
+    .transform((message) => message.replace(/\r\n/g, '\n'))
+    .meta({ description: 'The EIP-4361 message exactly as signed (LF line ends; CRLF from form encoding is accepted).' }),
   siweSignature: z
     .string()
     .regex(/^0x([0-9a-fA-F]{2})+$/, 'must be a 0x-prefixed hex string')
