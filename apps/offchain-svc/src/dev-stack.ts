@@ -1,4 +1,146 @@
-import type { DevStackHook } from '@nrp/testkit';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { generateApiKey, hashApiKey } from '@nrp/auth';
+import { createOffchainClient } from '@nrp/client';
+import { labelhash, namehash } from '@nrp/ens';
+import { ensNpmArtifacts, type DevStackHook } from '@nrp/testkit';
+import { API_KEY_PREFIX } from './api-keys';
 
-/** What `npm start` adds for this service: its environment, contracts, demo names and post-start steps. */
-export const prepareDevStack: DevStackHook = async () => ({});
+export const DEV_PARENT = 'offchain.eth';
+const ONE_YEAR = 365 * 24 * 3600;
+
+interface DevSecrets {
+  gatewaySignerKey: string;
+  apiKey: string;
+}
+
+/** Keys survive restarts of `npm start` (the PGlite data does too), so a key copied from dev-stack.json stays valid. */
+function loadOrCreateSecrets(dir: string): DevSecrets {
+  const file = path.join(dir, 'dev-secrets.json');
+  if (existsSync(file)) {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'gatewaySignerKey' in parsed &&
+      'apiKey' in parsed &&
+      typeof parsed.gatewaySignerKey === 'string' &&
+      typeof parsed.apiKey === 'string'
+    ) {
+      return { gatewaySignerKey: parsed.gatewaySignerKey, apiKey: parsed.apiKey };
+    }
+  }
+  const secrets: DevSecrets = {
+    gatewaySignerKey: Wallet.createRandom().privateKey,
+    apiKey: generateApiKey(API_KEY_PREFIX),
+  };
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
+async function send(contract: Contract, fn: string, args: unknown[]): Promise<void> {
+  const tx = await contract.getFunction(fn).send(...args);
+  const receipt = await tx.wait();
+  if (!receipt || receipt.status !== 1) throw new Error(`dev stack: ${fn} failed`);
+}
+
+/**
+ * `npm start` for the offchain service: ENS's OffchainResolver (signer: the dev gateway key, URL: this service's
+ * gateway) as the resolver of offchain.eth (registered to anvil account 0), an API key valid for offchain.eth and
+ * demo.eth (installed through BOOTSTRAP_API_KEY_HASH), and demo subnames created through the API.
+ */
+export const prepareDevStack: DevStackHook = async (ctx) => {
+  const dir = path.join(ctx.dataDir, 'offchain-svc');
+  mkdirSync(dir, { recursive: true });
+  const secrets = loadOrCreateSecrets(dir);
+  const signer = new Wallet(secrets.gatewaySignerKey);
+  const [owner, alice, bob] = ctx.accounts;
+  if (!owner || !alice || !bob) throw new Error('dev stack: anvil accounts missing');
+  const registry = ctx.contracts.ensRegistry;
+  const baseRegistrar = ctx.contracts.baseRegistrar;
+  if (!registry || !baseRegistrar)
+    throw new Error('dev stack: ENS registry / base registrar address missing');
+
+  const provider = new JsonRpcProvider(ctx.rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+  let offchainResolver: string;
+  try {
+    const deployer = new NonceManager(new Wallet(owner.privateKey, provider));
+    const artifact = ensNpmArtifacts.offchainResolver;
+    const gatewayUrl = `${ctx.services.offchain}/api/v1/gateway/{sender}/{data}.json`;
+    const deployed = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(gatewayUrl, [
+      signer.address,
+    ]);
+    await deployed.waitForDeployment();
+    offchainResolver = await deployed.getAddress();
+    const registrar = new Contract(baseRegistrar, ensNpmArtifacts.baseRegistrar.abi, deployer);
+    const tokenId = BigInt(labelhash('offchain'));
+    // Idempotent on a chain that already has it (the stack normally starts a fresh chain).
+    if (await registrar.getFunction('available').staticCall(tokenId)) {
+      await send(registrar, 'register', [tokenId, owner.address, ONE_YEAR]);
+    }
+    const ens = new Contract(registry, ensNpmArtifacts.ensRegistry.abi, deployer);
+    await send(ens, 'setResolver', [namehash(DEV_PARENT), offchainResolver]);
+  } finally {
+    provider.destroy();
+  }
+
+  return {
+    env: {
+      PGLITE_DATA_DIR: path.join(dir, 'pglite'),
+      GATEWAY_SIGNER_KEY: secrets.gatewaySignerKey,
+      GATEWAY_RESOLVER_ADDRESS: offchainResolver,
+      BOOTSTRAP_API_KEY_HASH: hashApiKey(secrets.apiKey),
+      BOOTSTRAP_API_KEY_PARENTS: `${DEV_PARENT},demo.eth`,
+    },
+    contracts: { offchainResolver },
+    names: { offchainParent: DEV_PARENT },
+    offchainApiKey: secrets.apiKey,
+    afterStart: async () => {
+      const client = createOffchainClient({ baseUrl: ctx.services.offchain });
+      await client.createOrUpdateSubname(
+        {
+          parentName: DEV_PARENT,
+          label: 'alice',
+          owner: alice.address,
+          texts: [
+            { key: 'name', value: 'Alice (offchain)' },
+            { key: 'description', value: 'An offchain subname served through CCIP-Read' },
+            { key: 'url', value: 'https://example.com/alice' },
+            { key: 'com.github', value: 'alice' },
+          ],
+          addresses: [
+            { coin: 60, value: alice.address },
+            { coin: 0, value: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' },
+          ],
+          metadata: [{ key: 'tier', value: 'gold' }],
+          contenthash: 'ipfs://QmRAQB6YaCyidP37UdDnjFY5vQuiBrcqdyoW1CuDgwxkD4',
+          ttl: 300,
+        },
+        secrets.apiKey,
+      );
+      await client.createOrUpdateSubname(
+        {
+          parentName: DEV_PARENT,
+          label: 'bob',
+          owner: bob.address,
+          texts: [{ key: 'name', value: 'Bob (offchain)' }],
+          addresses: [{ coin: 60, value: bob.address }],
+          metadata: [{ key: 'tier', value: 'silver' }],
+        },
+        secrets.apiKey,
+      );
+      await client.createOrUpdateSubname(
+        {
+          parentName: DEV_PARENT,
+          label: 'team',
+          owner: owner.address,
+          texts: [{ key: 'description', value: 'Owned by the demo account' }],
+          addresses: [{ coin: 60, value: owner.address }],
+          metadata: [{ key: 'tier', value: 'gold' }],
+        },
+        secrets.apiKey,
+      );
+    },
+  };
+};
