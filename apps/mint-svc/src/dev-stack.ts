@@ -1,4 +1,89 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { deployMintController } from '@nrp/contracts';
+import { labelhash, namehash } from '@nrp/ens';
 import type { DevStackHook } from '@nrp/testkit';
 
-/** What `npm start` adds for this service: its environment, contracts, demo names and post-start steps. */
-export const prepareDevStack: DevStackHook = async () => ({});
+const ONE_YEAR = 365 * 24 * 3600;
+export const DEV_MINT_PARENT = 'mint.eth';
+
+/**
+ * What `npm start` adds for this service: a MintController (owner and payment receiver: anvil account 0,
+ * signer: anvil account 8's key, treasury: anvil account 9), `mint.eth` registered to account 0 with the public
+ * resolver and the controller approved in the registry, and an operator listing of `mint.eth` on sepolia for
+ * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE.
+ */
+export const prepareDevStack: DevStackHook = async (ctx) => {
+  const [owner, , , , , , , , signer, treasury] = ctx.accounts;
+  if (!owner || !signer || !treasury)
+    throw new Error('mint-svc dev stack: anvil accounts 0, 8 and 9 are needed');
+  const need = (name: string): string => {
+    const address = ctx.contracts[name];
+    if (!address)
+      throw new Error(`mint-svc dev stack: contract ${name} is missing from the dev stack context`);
+    return address;
+  };
+  const provider = new JsonRpcProvider(ctx.rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+  try {
+    const wallet = new NonceManager(new Wallet(owner.privateKey, provider));
+    const send = async (contract: Contract, fn: string, args: unknown[]) => {
+      const tx = await (contract.connect(wallet) as Contract).getFunction(fn).send(...args);
+      await tx.wait();
+    };
+    const registrar = new Contract(need('baseRegistrar'), [
+      'function register(uint256 id, address owner, uint256 duration) returns (uint256)',
+    ]);
+    const registry = new Contract(need('ensRegistry'), [
+      'function setResolver(bytes32 node, address resolver)',
+      'function setApprovalForAll(address operator, bool approved)',
+    ]);
+    await send(registrar, 'register', [BigInt(labelhash('mint')), owner.address, ONE_YEAR]);
+    await send(registry, 'setResolver', [namehash(DEV_MINT_PARENT), need('publicResolver')]);
+    const controller = await deployMintController(wallet, {
+      registry: need('ensRegistry'),
+      nameWrapper: need('nameWrapper'),
+      resolver: need('publicResolver'),
+      treasury: treasury.address,
+      signer: new Wallet(signer.privateKey).address,
+      owner: owner.address,
+    });
+    const controllerAddress = await controller.getAddress();
+    await send(registry, 'setApprovalForAll', [controllerAddress, true]);
+
+    const dir = path.join(ctx.dataDir, 'mint-svc');
+    mkdirSync(dir, { recursive: true });
+    const listingsFile = path.join(dir, 'listings.json');
+    const listings = [
+      {
+        network: ctx.network,
+        parentName: DEV_MINT_PARENT,
+        listing: {
+          basePriceWei: '1000000000000000',
+          lengthPrices: [1, 2, 3].map((length) => ({ length, priceWei: '10000000000000000' })),
+          fee: { type: 'standard' },
+          paymentReceiver: owner.address,
+          reservedLabels: ['admin', 'www'],
+        },
+      },
+    ];
+    writeFileSync(listingsFile, `${JSON.stringify(listings, null, 2)}\n`);
+
+    return {
+      env: {
+        DB_DATA_DIR: path.join(dir, 'pglite'),
+        SIGNER_PRIVATE_KEY: signer.privateKey,
+        TREASURY_ADDRESS: treasury.address,
+        SEPOLIA_MINT_CONTROLLER: controllerAddress,
+        SEPOLIA_BASE_REGISTRAR: need('baseRegistrar'),
+        STANDARD_FEE_WEI: '100000000000000',
+        LISTINGS_FILE: listingsFile,
+        SIWE_DOMAINS: 'localhost:3002,127.0.0.1:3002,localhost,localhost:3000',
+      },
+      contracts: { mintController: controllerAddress },
+      names: { mintParent: DEV_MINT_PARENT },
+    };
+  } finally {
+    provider.destroy();
+  }
+};

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import request from 'supertest';
+import { mintControllerArtifact } from '@nrp/contracts';
+import { createLogger, loadConfig } from '@nrp/server';
+import { startEnsChain, type DevStackContext, type EnsChain } from '@nrp/testkit';
+import { configSchema } from '../src/config';
+import { prepareDevStack } from '../src/dev-stack';
+import { buildService } from '../src/service';
+
+describe('mint-svc dev stack hook', () => {
+  let chain: EnsChain;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    chain = await startEnsChain();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'mint-dev-'));
+  });
+  afterAll(async () => {
+    await chain?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('deploys the controller, lists mint.eth for anyone, and the service it configures mints on-chain', async () => {
+    const { contracts } = chain;
+    const ctx: DevStackContext = {
+      rpcUrl: chain.anvil.rpcUrl,
+      chainId: chain.anvil.chainId,
+      network: 'sepolia',
+      contracts: { ...contracts },
+      accounts: chain.accounts,
+      services: { metadata: 'http://127.0.0.1:3001', mint: '', offchain: '', resolver: '' },
+      dataDir,
+      env: {
+        LOG_LEVEL: 'silent',
+        SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
+        SEPOLIA_ENS_REGISTRY: contracts.ensRegistry,
+        SEPOLIA_NAME_WRAPPER: contracts.nameWrapper,
+        SEPOLIA_PUBLIC_RESOLVER: contracts.publicResolver,
+        SEPOLIA_REVERSE_REGISTRAR: contracts.reverseRegistrar,
+        SEPOLIA_UNIVERSAL_RESOLVER: contracts.universalResolver,
+      },
+    };
+    const contribution = await prepareDevStack(ctx);
+    expect(contribution.names).toEqual({ mintParent: 'mint.eth' });
+    const controllerAddress = contribution.contracts?.mintController ?? '';
+    expect(await chain.ens.registryOwner('mint.eth')).toBe(chain.accounts[0]?.address);
+
+    const config = loadConfig(configSchema, { ...ctx.env, ...contribution.env, DB_DATA_DIR: '' });
+    const service = await buildService(config, createLogger('t', 'silent'));
+    const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, { staticNetwork: true });
+    try {
+      expect((await request(service.app).get('/ready').expect(200)).body.checks['sepolia-controller']).toBe(
+        'ok',
+      );
+      const minter = chain.accounts[5];
+      if (!minter) throw new Error('no account 5');
+      const query = {
+        parentName: 'mint.eth',
+        label: 'hello',
+        minterAddress: minter.address,
+        isTestnet: true,
+      };
+      const est = await request(service.app).get('/api/v1/mint/estimate').query(query).expect(200);
+      expect(est.body).toMatchObject({ canMint: true, estimatedPriceEth: 0.001, estimatedFeeEth: 0.0001 });
+      const res = await request(service.app).post('/api/v1/mint').send(query).expect(200);
+      const c = res.body.content;
+      const controller = new Contract(
+        controllerAddress,
+        mintControllerArtifact.abi,
+        new Wallet(minter.privateKey, provider),
+      );
+      const tx = await controller
+        .getFunction('mint')
+        .send({ ...c, price: BigInt(c.price), fee: BigInt(c.fee) }, res.body.signature, [], '0x', {
+          value: BigInt(c.price) + BigInt(c.fee),
+        });
+      await tx.wait();
+      expect(await chain.ens.registryOwner('hello.mint.eth')).toBe(minter.address);
+    } finally {
+      for (const step of service.onShutdown) await step();
+      provider.destroy();
+    }
+  });
+});
