@@ -1,0 +1,235 @@
+/**
+ * `npm run bench:mint`: mint-svc against a local anvil with ENS and the MintController, everything on loopback.
+ * A counting proxy in front of anvil measures JSON-RPC round trips (HTTP requests) and eth_calls per estimate.
+ * Measures p50/p95 of GET /api/v1/mint/estimate (open and token-gated listing), POST /api/v1/mint (checks and
+ * EIP-712 signing), and a full mint (service signature + mint(...) transaction mined by anvil). Prints one table.
+ * Bounded: BENCH_SAMPLES (default 300) requests per HTTP operation, BENCH_MINTS (default 50) on-chain mints.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Contract, NonceManager, Wallet } from 'ethers';
+import { listingInputSchema } from '@nrp/client';
+import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
+import { namehash } from '@nrp/ens';
+import { createLogger, loadConfig } from '@nrp/server';
+import { startEnsChain } from '@nrp/testkit';
+import { configSchema } from '../apps/mint-svc/src/config';
+import { buildService } from '../apps/mint-svc/src/service';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const MINTS = Number(process.env.BENCH_MINTS ?? 50);
+const WARMUP = 20;
+const SIGNER_KEY = '0x' + '11'.repeat(32);
+
+interface RpcCounter {
+  url: string;
+  requests: number;
+  calls: number;
+  server: Server;
+}
+
+/** Forwards every POST to anvil, counting HTTP requests (round trips) and JSON-RPC calls (batch members). */
+function countingProxy(target: string): Promise<RpcCounter> {
+  const counter = { url: '', requests: 0, calls: 0 } as RpcCounter;
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      counter.requests += 1;
+      const parsed = JSON.parse(body.toString('utf8')) as unknown;
+      counter.calls += Array.isArray(parsed) ? parsed.length : 1;
+      const forward = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, { 'content-type': 'application/json' });
+          up.pipe(res);
+        },
+      );
+      forward.on('error', () => res.writeHead(502).end());
+      forward.end(body);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      counter.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      counter.server = server;
+      resolve(counter);
+    });
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? NaN;
+}
+
+async function timeIt(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    await fn(i);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+async function getJson(url: string, init?: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  const body = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function main(): Promise<void> {
+  const chain = await startEnsChain();
+  const proxy = await countingProxy(chain.anvil.rpcUrl);
+  const { ens, contracts, accounts } = chain;
+  const [owner, , , , minterAccount, , , , , treasury] = accounts;
+  if (!owner || !minterAccount || !treasury) throw new Error('anvil accounts missing');
+
+  await ens.registerEthName('mint', owner.address);
+  const controller = await deployMintController(ens.deployer, {
+    registry: contracts.ensRegistry,
+    nameWrapper: contracts.nameWrapper,
+    resolver: contracts.publicResolver,
+    treasury: treasury.address,
+    signer: new Wallet(SIGNER_KEY).address,
+    owner: owner.address,
+  });
+  const controllerAddress = await controller.getAddress();
+  await ens.send(ens.contract('ensRegistry'), ens.signerOf(owner.address), 'setApprovalForAll', [
+    controllerAddress,
+    true,
+  ]);
+
+  const config = loadConfig(configSchema, {
+    LOG_LEVEL: 'silent',
+    SEPOLIA_RPC_URL: proxy.url,
+    SEPOLIA_ENS_REGISTRY: contracts.ensRegistry,
+    SEPOLIA_NAME_WRAPPER: contracts.nameWrapper,
+    SEPOLIA_PUBLIC_RESOLVER: contracts.publicResolver,
+    SEPOLIA_REVERSE_REGISTRAR: contracts.reverseRegistrar,
+    SEPOLIA_UNIVERSAL_RESOLVER: contracts.universalResolver,
+    SEPOLIA_BASE_REGISTRAR: contracts.baseRegistrar,
+    SEPOLIA_MINT_CONTROLLER: controllerAddress,
+    MAINNET_RPC_URL: 'http://127.0.0.1:9',
+    SIGNER_PRIVATE_KEY: SIGNER_KEY,
+    STANDARD_FEE_WEI: '100000000000000',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    MINT_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const service = await buildService(config, createLogger('bench', 'silent'));
+  const list = (parentName: string, settings: Record<string, unknown>) =>
+    service.ctx.listings.upsert({
+      network: 'sepolia',
+      parentName,
+      parentNode: namehash(parentName),
+      settings: { ...listingInputSchema.parse(settings), paymentReceiver: owner.address },
+      listedBy: null,
+      source: 'file',
+    });
+  await list('mint.eth', { basePriceWei: '1000000000000000' });
+  await list('gated.eth', {
+    basePriceWei: '1000000000000000',
+    tokenGate: { standard: 'erc721', contract: contracts.baseRegistrar },
+    allowList: [minterAccount.address],
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = service.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const minter = minterAccount.address;
+
+  const estimateUrl = (parent: string, label: string) =>
+    `${base}/api/v1/mint/estimate?parentName=${parent}&label=${label}&minterAddress=${minter}&isTestnet=true`;
+  const postMint = (label: string) =>
+    getJson(`${base}/api/v1/mint`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ parentName: 'mint.eth', label, minterAddress: minter, isTestnet: true }),
+    });
+
+  for (let i = 0; i < WARMUP; i++) await getJson(estimateUrl('mint.eth', `warm${i}`));
+
+  const rows: Array<[string, string, string, string]> = [];
+  const measureEstimate = async (parent: string, title: string) => {
+    proxy.requests = 0;
+    proxy.calls = 0;
+    // Distinct labels so that no answer comes from ethers' short-lived call cache.
+    const samples = await timeIt(SAMPLES, (i) =>
+      getJson(estimateUrl(parent, `e${i}x${parent.length}`)).then(() => undefined),
+    );
+    rows.push([
+      title,
+      `${percentile(samples, 50).toFixed(2)} / ${percentile(samples, 95).toFixed(2)}`,
+      (proxy.requests / SAMPLES).toFixed(2),
+      (proxy.calls / SAMPLES).toFixed(2),
+    ]);
+  };
+  await measureEstimate('mint.eth', 'GET estimate (open listing)');
+  await measureEstimate('gated.eth', 'GET estimate (token gate + allow-list)');
+
+  proxy.requests = 0;
+  proxy.calls = 0;
+  const signSamples = await timeIt(SAMPLES, (i) => postMint(`s${i}`).then(() => undefined));
+  rows.push([
+    'POST mint (checks + EIP-712 signature)',
+    `${percentile(signSamples, 50).toFixed(2)} / ${percentile(signSamples, 95).toFixed(2)}`,
+    (proxy.requests / SAMPLES).toFixed(2),
+    (proxy.calls / SAMPLES).toFixed(2),
+  ]);
+
+  const wallet = new NonceManager(new Wallet(minterAccount.privateKey, ens.provider));
+  const minterController = new Contract(controllerAddress, mintControllerArtifact.abi, wallet);
+  const mintSamples = await timeIt(MINTS, async (i) => {
+    const res = (await postMint(`m${i}`)) as { content: Record<string, string | number>; signature: string };
+    const c = res.content;
+    const tx = await minterController
+      .getFunction('mint')
+      .send({ ...c, price: BigInt(c.price ?? 0), fee: BigInt(c.fee ?? 0) }, res.signature, [], '0x', {
+        value: BigInt(c.price ?? 0) + BigInt(c.fee ?? 0),
+      });
+    await tx.wait();
+  });
+  rows.push([
+    'full mint (POST mint + mint(...) tx mined)',
+    `${percentile(mintSamples, 50).toFixed(2)} / ${percentile(mintSamples, 95).toFixed(2)}`,
+    'n/a',
+    'n/a',
+  ]);
+
+  const header: [string, string, string, string] = [
+    'operation',
+    'p50 / p95 ms',
+    'RPC round trips / req',
+    'eth_calls / req',
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(
+    [
+      `mint-svc bench: ${SAMPLES} requests per HTTP operation, ${MINTS} on-chain mints, anvil + PGlite on loopback`,
+      line(header),
+      line(widths.map((w) => '-'.repeat(w))),
+      ...rows.map(line),
+    ].join('\n'),
+  );
+
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const step of service.onShutdown) await step();
+  await new Promise<void>((resolve) => proxy.server.close(() => resolve()));
+  await chain.stop();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
