@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { createNonceStore } from '@nrp/auth';
 import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from '@nrp/chain';
@@ -67,6 +68,10 @@ export async function createMetadataService(
   overrides: ServiceOverrides = {},
 ): Promise<MetadataService> {
   const onShutdown: Array<() => Promise<void>> = [];
+  // PGlite creates its data directory but not the parents.
+  if (!overrides.database && !config.DATABASE_URL && config.DB_DATA_DIR) {
+    mkdirSync(config.DB_DATA_DIR, { recursive: true });
+  }
   const database =
     overrides.database ??
     createDatabase<MetadataDb>({
