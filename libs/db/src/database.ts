@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite, type Extension } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -94,6 +96,8 @@ function createPostgres<DB>(url: string, schema: string | undefined, poolMax = 1
 }
 
 function createPglite<DB>(opts: CreateDatabaseOptions, schema: string | undefined): DatabaseHandle<DB> {
+  // PGlite creates only the last segment of its data directory.
+  if (opts.dataDir) mkdirSync(path.dirname(path.resolve(opts.dataDir)), { recursive: true });
   const pglite = new PGlite({ dataDir: opts.dataDir, extensions: opts.pgliteExtensions ?? { pg_trgm } });
   // PGlite runs one query at a time in submission order, so this runs before anything Kysely sends.
   const setup = schema
