@@ -52,6 +52,24 @@ describe('RPC round trips', () => {
   });
 });
 
+describe('conditional requests', () => {
+  it('a warm answer carries a weak ETag and If-None-Match answers 304', async () => {
+    const first = await request(svc.app).get('/ens/v2/texts/alice.eth?keys=avatar').expect(200);
+    expect(first.headers.etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    const second = await request(svc.app).get('/ens/v2/texts/alice.eth?keys=avatar').expect(200);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    expect(second.text).toBe(first.text);
+    await request(svc.app)
+      .get('/ens/v2/texts/alice.eth?keys=avatar')
+      .set('If-None-Match', first.headers.etag)
+      .expect(304);
+    const other = await request(svc.app)
+      .get('/ens/v2/profile/alice.eth?texts=avatar&addresses=eth')
+      .expect(200);
+    expect(other.headers.etag).not.toBe(first.headers.etag);
+  });
+});
+
 describe('freshness', () => {
   it('serves the cached answer until noCache=true refreshes it', async () => {
     await request(svc.app).get('/ens/v2/texts/alice.eth?keys=url').expect(200);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
 import type { Resolution } from '../resolution';
@@ -17,3 +18,44 @@ export function setCacheControl(res: Response, expiresAt: number, now = Date.now
 export const cacheControlHeader = {
   'Cache-Control': 'public, max-age=<seconds left of the cached answer> (no-cache when caching is off)',
 };
+
+interface Rendered {
+  body: string;
+  etag: string;
+}
+
+/** Rendered bodies per cached value and route: a warm hit is served without re-serialising or re-hashing. */
+const renderedBodies = new WeakMap<object, Map<string, Rendered>>();
+
+function render(value: unknown): Rendered {
+  const body = JSON.stringify(value);
+  // The same weak ETag form Express generates itself (length and SHA-1), so conditional requests behave alike.
+  const hash = createHash('sha1').update(body, 'utf8').digest('base64').slice(0, 27);
+  return { body, etag: `W/"${Buffer.byteLength(body, 'utf8').toString(16)}-${hash}"` };
+}
+
+/**
+ * Answers the JSON `build()` makes from the cached `source` value, rendering it once per value and `variant`
+ * (a route); sets Cache-Control for `expiresAt`. `source` must be the object the cache returned.
+ */
+export function sendRendered(
+  res: Response,
+  source: object,
+  variant: string,
+  build: () => unknown,
+  expiresAt: number,
+): void {
+  let byVariant = renderedBodies.get(source);
+  if (!byVariant) {
+    byVariant = new Map();
+    renderedBodies.set(source, byVariant);
+  }
+  let rendered = byVariant.get(variant);
+  if (!rendered) {
+    rendered = render(build());
+    byVariant.set(variant, rendered);
+  }
+  setCacheControl(res, expiresAt);
+  res.setHeader('ETag', rendered.etag);
+  res.type('application/json').send(rendered.body);
+}

@@ -11,7 +11,7 @@ import { parsePart } from '@nrp/validation';
 import { bulkError, bulkRouteProblems, nameRouteProblems, orUpstreamProblem } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { toProfile } from '../resolution';
-import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, sendRendered, setCacheControl, type RouteContext } from './context';
 
 function profileSelection(query: {
   texts?: string[];
@@ -91,8 +91,13 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         const records = await orUpstreamProblem(
           ctx.resolution.records(network, params.name, profileSelection(query), query.noCache ?? false),
         );
-        setCacheControl(res, records.expiresAt);
-        return toProfile(params.name, records.value);
+        sendRendered(
+          res,
+          records.value,
+          'profile',
+          () => toProfile(params.name, records.value),
+          records.expiresAt,
+        );
       },
     }),
   ];

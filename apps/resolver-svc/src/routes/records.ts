@@ -8,7 +8,7 @@ import {
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { nameRouteProblems, orUpstreamProblem } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
-import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, sendRendered, type RouteContext } from './context';
 
 export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
   return [
@@ -38,8 +38,8 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
             query.noCache ?? false,
           ),
         );
-        setCacheControl(res, records.expiresAt);
-        return { name: params.name, addresses: records.value.addresses };
+        const build = () => ({ name: params.name, addresses: records.value.addresses });
+        sendRendered(res, records.value, 'addresses', build, records.expiresAt);
       },
     }),
     defineRoute({
@@ -68,8 +68,8 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
             query.noCache ?? false,
           ),
         );
-        setCacheControl(res, records.expiresAt);
-        return { name: params.name, texts: records.value.texts };
+        const build = () => ({ name: params.name, texts: records.value.texts });
+        sendRendered(res, records.value, 'texts', build, records.expiresAt);
       },
     }),
   ];

@@ -1,0 +1,251 @@
+/**
+ * `npm run bench:resolver`: RPC round trips of resolver-svc counted at a loopback proxy in front of anvil, and
+ * warm-profile throughput against a bare Express route in the same process and run. Prints one table.
+ * Bounded: fixed request counts, loopback only. BENCH_REQUESTS / BENCH_CONCURRENCY override the load.
+ */
+import { Agent, request as httpRequest, type Server } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createApp, createLogger, defineRoute } from '@nrp/server';
+import { buildService, startResolverFixture } from '../apps/resolver-svc/test/fixture';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** Bare and resolver loads alternate in short rounds, so both see the same machine load; medians are reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+
+function listen(app: express.Express): Promise<{ server: Server; url: string }> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ server, url: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
+function get(agent: Agent, url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The load generator runs in a worker thread, so the servers under test (in the main thread) are measured, not
+ * the client's own CPU: `total` GETs of a URL over `concurrency` keep-alive connections; answers requests/s.
+ */
+const LOADER = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+parentPort.on('message', async ({ url, total, concurrency }) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  let failures = 0;
+  const get = () => new Promise((resolve, reject) => {
+    const req = http.request(url, { agent }, (res) => {
+      if (res.statusCode !== 200) failures++;
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) { next++; await get(); }
+  }));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  parentPort.postMessage({ rps: total / seconds, failures });
+});
+`;
+
+function startLoader(): { load(url: string, total: number): Promise<number>; stop(): Promise<number> } {
+  const worker = new Worker(LOADER, { eval: true });
+  let pending:
+    { resolve(rps: number): void; reject(err: unknown): void; url: string; total: number } | undefined;
+  worker.on('message', (m: { rps: number; failures: number }) => {
+    const p = pending;
+    pending = undefined;
+    if (!p) return;
+    if (m.failures > 0) p.reject(new Error(`${m.failures} of ${p.total} requests to ${p.url} failed`));
+    else p.resolve(m.rps);
+  });
+  worker.on('error', (err) => pending?.reject(err));
+  return {
+    load: (url, total) =>
+      new Promise((resolve, reject) => {
+        pending = { resolve, reject, url, total };
+        worker.postMessage({ url, total, concurrency: CONCURRENCY });
+      }),
+    stop: () => worker.terminate(),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+async function main(): Promise<void> {
+  const fx = await startResolverFixture();
+  const svc = await buildService(fx.env({ LOG_LEVEL: 'silent' }));
+  const resolver = await listen(svc.app);
+  const agent = new Agent({ keepAlive: true });
+  const rows: Array<{ measure: string; value: string; target: string }> = [];
+  const roundTrips = async (measure: string, path: string, target: string): Promise<string> => {
+    fx.proxy.reset();
+    const started = process.hrtime.bigint();
+    const res = await get(agent, resolver.url + path);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body}`);
+    rows.push({ measure, value: `${fx.proxy.requests()} (${ms.toFixed(1)} ms)`, target });
+    return res.body;
+  };
+
+  try {
+    const profile = '/ens/v2/profile/alice.eth?contenthash=true';
+    await roundTrips('RPC round trips: cold profile (public resolver)', profile, '<= 2');
+    const warmBody = await roundTrips('RPC round trips: warm profile', profile, '0');
+    const gatewayBefore = fx.gateway.requestCount();
+    await roundTrips(
+      'RPC round trips: cold profile (wildcard + CCIP-Read)',
+      '/ens/v2/profile/bob.offchain.eth',
+      '<= 2',
+    );
+    rows.push({
+      measure: '  gateway requests for it',
+      value: String(fx.gateway.requestCount() - gatewayBefore),
+      target: '1',
+    });
+    await roundTrips(
+      'RPC round trips: reverse profile, noCache (reverse + forward)',
+      `/ens/v2/reverse/${fx.accounts.alice}/profile?noCache=true`,
+      '-',
+    );
+
+    fx.proxy.reset();
+    const concurrent = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        get(agent, `${resolver.url}/ens/v2/profile/noresolver.eth?contenthash=true`),
+      ),
+    );
+    if (concurrent.some((r) => r.status !== 200)) throw new Error('a concurrent cold request failed');
+    rows.push({
+      measure: 'RPC round trips: 100 concurrent identical cold profiles',
+      value: String(fx.proxy.requests()),
+      target: '1',
+    });
+
+    const names = Array.from({ length: 20 }, (_, i) => `bulk${i}.eth`).join(',');
+    await roundTrips(
+      'RPC round trips: cold bulk profile of 20 names',
+      `/ens/v2/profile/bulk?names=${names}`,
+      '-',
+    );
+
+    // Throughput: warm profile vs a bare Express route answering the same JSON body.
+    const bodyJson: unknown = JSON.parse(warmBody);
+    const bareApp = express();
+    bareApp.get('/profile', (_req, res) => {
+      res.json(bodyJson);
+    });
+    const bare = await listen(bareApp);
+    // The shared app factory (logging, metrics, security headers, CORS, rate limit) around a trivial route:
+    // how much of the gap is the platform's middleware rather than resolution.
+    const platformApp = createApp({
+      service: 'bench-floor',
+      version: '0',
+      description: '',
+      logger: createLogger('bench-floor', 'silent'),
+      routes: [
+        defineRoute({
+          method: 'get',
+          path: '/profile',
+          summary: 'floor',
+          responses: {},
+          handler: () => bodyJson,
+        }),
+      ],
+      corsOrigins: ['*'],
+      trustProxy: false,
+      rateLimitPerMinute: 1_000_000,
+    });
+    const platform = await listen(platformApp);
+    const loader = startLoader();
+    await loader.load(`${bare.url}/profile`, 2000); // warm-up
+    await loader.load(resolver.url + profile, 2000);
+    await loader.load(`${platform.url}/profile`, 2000);
+    const bareRps: number[] = [];
+    const resolverRps: number[] = [];
+    const ratios: number[] = [];
+    const floorRatios: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const b = await loader.load(`${bare.url}/profile`, REQUESTS);
+      const r = await loader.load(resolver.url + profile, REQUESTS);
+      const f = await loader.load(`${platform.url}/profile`, REQUESTS);
+      bareRps.push(b);
+      resolverRps.push(r);
+      ratios.push(r / b);
+      floorRatios.push(f / b);
+    }
+    await loader.stop();
+    const load = `${ROUNDS} rounds x ${REQUESTS} req, c=${CONCURRENCY}`;
+    rows.push({
+      measure: `bare Express route, req/s (median of ${load})`,
+      value: median(bareRps).toFixed(0),
+      target: '-',
+    });
+    rows.push({
+      measure: 'warm profile, req/s (median, same rounds)',
+      value: median(resolverRps).toFixed(0),
+      target: '-',
+    });
+    rows.push({
+      measure: 'warm profile / bare Express (median of per-round ratios)',
+      value: `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`,
+      target: '>= 0.5',
+    });
+    rows.push({
+      measure: 'platform floor: createApp trivial route / bare Express',
+      value: `${median(floorRatios).toFixed(2)} (${Math.min(...floorRatios).toFixed(2)}-${Math.max(...floorRatios).toFixed(2)})`,
+      target: '-',
+    });
+    platform.server.close();
+    bare.server.close();
+  } finally {
+    agent.destroy();
+    resolver.server.close();
+    await svc.close();
+    await fx.stop();
+  }
+
+  const width = Math.max(...rows.map((r) => r.measure.length));
+  const valueWidth = Math.max(5, ...rows.map((r) => r.value.length));
+  const line = `+-${'-'.repeat(width)}-+-${'-'.repeat(valueWidth)}-+--------+`;
+  console.log(
+    `resolver-svc bench (cache: ${process.env.REDIS_URL ? 'memory + Redis' : 'memory'}; node ${process.version})`,
+  );
+  console.log(line);
+  console.log(`| ${'measure'.padEnd(width)} | ${'value'.padEnd(valueWidth)} | target |`);
+  console.log(line);
+  for (const r of rows)
+    console.log(`| ${r.measure.padEnd(width)} | ${r.value.padEnd(valueWidth)} | ${r.target.padEnd(6)} |`);
+  console.log(line);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
