@@ -21,6 +21,8 @@ export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
 /** Test double of an ERC-1271 smart-contract wallet with one owner EOA. */
 export const erc1271WalletTestDoubleArtifact = artifact(erc1271WalletJson);
 
+const DEPLOY_TIMEOUT_MS = 60_000;
+
 export class DeployError extends Error {
   override name = 'DeployError';
 }
@@ -34,7 +36,18 @@ export async function deployContract(
   const factory = new ContractFactory(artifactToDeploy.abi, artifactToDeploy.bytecode, signer);
   try {
     const deployed = await factory.deploy(...args);
-    await deployed.waitForDeployment();
+    const tx = deployed.deploymentTransaction();
+    const provider = signer.provider;
+    if (!tx || !provider) throw new Error('signer has no provider');
+    // Poll the receipt: ethers' wait helpers can miss anvil's automined block, and a reverted deploy must fail.
+    const deadline = Date.now() + DEPLOY_TIMEOUT_MS;
+    let receipt = await provider.getTransactionReceipt(tx.hash);
+    while (!receipt) {
+      if (Date.now() > deadline) throw new Error(`not mined within ${DEPLOY_TIMEOUT_MS}ms`);
+      await new Promise((r) => setTimeout(r, 20));
+      receipt = await provider.getTransactionReceipt(tx.hash);
+    }
+    if (receipt.status !== 1) throw new Error(`deployment transaction ${tx.hash} reverted`);
     return new Contract(await deployed.getAddress(), artifactToDeploy.abi, signer);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

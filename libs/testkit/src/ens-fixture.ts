@@ -7,6 +7,7 @@ import {
   ZeroAddress,
   getAddress,
   type InterfaceAbi,
+  type Provider,
   type TransactionReceipt,
 } from 'ethers';
 import { dnsEncode, labelhash, namehash, type Hex } from '@nrp/ens';
@@ -68,6 +69,27 @@ export class EnsFixtureError extends Error {
 
 const PRIVATE_KEY_RE = /^0x[0-9a-fA-F]{64}$/;
 const ONE_YEAR = 365 * 24 * 3600;
+/** A transaction not mined within this time fails loudly instead of hanging a test. */
+const TX_TIMEOUT_MS = 20_000;
+
+/**
+ * Polls for the receipt of `hash`. Use it instead of `tx.wait()` against anvil's automine: ethers' wait may read
+ * a block number cached from just before the mining block, then wait for a next block that never comes.
+ */
+export async function waitForReceipt(
+  provider: Provider,
+  hash: string,
+  timeoutMs = TX_TIMEOUT_MS,
+): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = await provider.getTransactionReceipt(hash);
+    if (receipt) return receipt;
+    if (Date.now() > deadline)
+      throw new EnsFixtureError(`transaction ${hash} not mined within ${timeoutMs}ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 async function deploy(
   signer: NonceManager,
@@ -76,7 +98,11 @@ async function deploy(
 ): Promise<Contract> {
   const factory = new ContractFactory(artifact.abi, artifact.bytecode, signer);
   const deployed = await factory.deploy(...args);
-  await deployed.waitForDeployment();
+  const tx = deployed.deploymentTransaction();
+  if (!tx || !signer.provider)
+    throw new EnsFixtureError(`deploying ${artifact.contractName}: no transaction`);
+  const receipt = await waitForReceipt(signer.provider, tx.hash);
+  if (receipt.status !== 1) throw new EnsFixtureError(`deploying ${artifact.contractName} failed`);
   return new Contract(await deployed.getAddress(), artifact.abi, signer);
 }
 
@@ -103,12 +129,15 @@ export class EnsFixture {
     const deployer = new NonceManager(deployerWallet);
     const registry = await deploy(deployer, ensNpmArtifacts.ensRegistry);
     const registryAddress = await registry.getAddress();
-    const [publicResolver, baseRegistrar, nameWrapper, universalResolver] = await Promise.all([
-      deploy(deployer, ensNpmArtifacts.publicResolver, [registryAddress]),
-      deploy(deployer, ensNpmArtifacts.baseRegistrar, [registryAddress, namehash('eth')]),
-      deploy(deployer, nameWrapperTestDoubleArtifact, [registryAddress]),
-      deploy(deployer, universalResolverTestDoubleArtifact, [registryAddress]),
+    // Sequential on purpose: with automine, a transaction that reaches anvil before its predecessor nonce can
+    // stay pending until the next transaction arrives, so concurrent sends may never be mined.
+    const publicResolver = await deploy(deployer, ensNpmArtifacts.publicResolver, [registryAddress]);
+    const baseRegistrar = await deploy(deployer, ensNpmArtifacts.baseRegistrar, [
+      registryAddress,
+      namehash('eth'),
     ]);
+    const nameWrapper = await deploy(deployer, nameWrapperTestDoubleArtifact, [registryAddress]);
+    const universalResolver = await deploy(deployer, universalResolverTestDoubleArtifact, [registryAddress]);
     const publicResolverAddress = await publicResolver.getAddress();
     const reverseRegistrar = await deploy(deployer, ensNpmArtifacts.reverseRegistrar, [
       registryAddress,
@@ -188,9 +217,8 @@ export class EnsFixture {
     const bound = contract.connect(signer) as Contract;
     try {
       const tx = await bound.getFunction(fn).send(...args);
-      const receipt = await tx.wait();
-      if (!receipt || receipt.status !== 1)
-        throw new EnsFixtureError(`${fn} failed (status ${receipt?.status})`);
+      const receipt = await waitForReceipt(this.provider, tx.hash);
+      if (receipt.status !== 1) throw new EnsFixtureError(`${fn} failed (status ${receipt.status})`);
       return receipt;
     } catch (err) {
       signer.reset();

@@ -1,12 +1,21 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { anvilAccounts, startAnvil, type AnvilNode } from '../src/anvil';
 
+/** Running (a zombie waiting for an init that does not reap, as in some containers, counts as dead). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no procfs: kill(0) succeeded
   }
 }
 
@@ -49,6 +58,19 @@ describe('startAnvil', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  it('kills anvil when the owning process exits without stop() (crash fallback)', () => {
+    const anvilModule = path.resolve(__dirname, '../src/anvil.ts');
+    const script = `require(${JSON.stringify(anvilModule)}).startAnvil().then((n) => { console.log(n.pid); throw new Error('crash'); });`;
+    const child = spawnSync(process.execPath, ['--require', 'esbuild-register', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(child.status).not.toBe(0);
+    const pid = Number(child.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it('derives the standard anvil keys', () => {

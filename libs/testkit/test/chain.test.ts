@@ -41,12 +41,17 @@ describe('ENS fixture on anvil, read with plain ethers v6', () => {
       name,
       '0xe3010170122029f2d17be6139079dc48696d1f582a8530eb9805b561eda517e22a892c7e3f1f',
     );
+    // BTC (coin type 0) is stored as its output script (ENSIP-9)
+    await ens.setAddrForCoin(name, 0, '0x76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac');
 
     const resolver = await provider.getResolver(name);
     expect(resolver?.address).toBe(chain.contracts.publicResolver);
     expect(await resolver?.getText('com.github')).toBe('alice-gh');
     expect(await resolver?.getText('missing')).toBe(''); // ethers returns the empty string as is
     expect(await provider.resolveName(name)).toBe(alice.address);
+    // ethers has no BTC decoder without a plugin: read the raw bytes
+    const btc = await ens.contract('publicResolver').getFunction('addr(bytes32,uint256)').staticCall(node, 0);
+    expect(btc).toBe('0x76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac');
     expect(await resolver?.getContentHash()).toBe('ipfs://QmRAQB6YaCyidP37UdDnjFY5vQuiBrcqdyoW1CuDgwxkD4');
   });
 
