@@ -46,3 +46,11 @@ export {
   resolverInterface,
   universalResolverInterface,
 } from './abis';
+export {
+  decodeAddrResult,
+  decodeContenthashResult,
+  decodeTextResult,
+  encodeAddrCall,
+  encodeContenthashCall,
+  encodeTextCall,
+} from './records';

@@ -6,6 +6,12 @@ import { startTestGateway, type TestGateway } from '@nrp/testkit/src/test-gatewa
 import {
   ChainProvider,
   UpstreamError,
+  decodeAddrResult,
+  decodeContenthashResult,
+  decodeTextResult,
+  encodeAddrCall,
+  encodeContenthashCall,
+  encodeTextCall,
   getOwner,
   getRegistryOwner,
   getResolverAddress,
@@ -115,6 +121,29 @@ describe('ENS reads against anvil with the real ENS contracts', () => {
     expect(abi.decode(['address'], results[1] ?? '0x')[0]).toBe(alice?.address);
     expect(abi.decode(['bytes'], results[2] ?? '0x')[0]).toBe(CONTENTHASH);
     expect(abi.decode(['string'], results[3] ?? '0x')[0]).toBe('');
+  });
+
+  it('record helpers encode calls and decode results (unset: null)', async () => {
+    const [, alice, , carol] = chain.accounts;
+    const onchain = await universalResolve(provider, ur, 'alice.eth', [
+      encodeTextCall('alice.eth', 'com.github'),
+      encodeAddrCall('alice.eth'),
+      encodeContenthashCall('alice.eth'),
+      encodeTextCall('alice.eth', 'missing'),
+      encodeAddrCall('alice.eth', 0),
+    ]);
+    expect(decodeTextResult(onchain.results[0] ?? null)).toBe('alice-gh');
+    expect(decodeAddrResult(onchain.results[1] ?? null)).toBe(alice?.address.toLowerCase());
+    expect(decodeContenthashResult(onchain.results[2] ?? null)).toBe(CONTENTHASH);
+    expect(decodeTextResult(onchain.results[3] ?? null)).toBeNull();
+    expect(decodeAddrResult(onchain.results[4] ?? null)).toBeNull();
+    const offchain = await universalResolve(provider, ur, 'sub.offchain.eth', [
+      encodeAddrCall('sub.offchain.eth'),
+      encodeContenthashCall('sub.offchain.eth'),
+    ]);
+    expect(decodeAddrResult(offchain.results[0] ?? null)).toBe(carol?.address.toLowerCase());
+    expect(decodeContenthashResult(offchain.results[1] ?? null)).toBeNull();
+    expect(() => decodeTextResult('0x1234')).toThrow(UpstreamError);
   });
 
   it('passes a single call through without multicall', async () => {
