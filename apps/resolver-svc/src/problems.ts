@@ -5,7 +5,8 @@
  */
 import { isUpstreamError, type UpstreamError } from '@nrp/chain';
 import type { UpstreamDetail } from '@nrp/client';
-import { commonProblems, ProblemError, toProblem } from '@nrp/validation';
+import { z } from 'zod';
+import { commonProblems, parsePart, ProblemError, toProblem } from '@nrp/validation';
 
 export const nameRouteProblems = [
   commonProblems.INVALID_INPUT,
@@ -84,4 +85,22 @@ export function bulkError(input: string, err: unknown) {
     detail: problem.message,
     ...(upstream ? { upstream } : {}),
   };
+}
+
+/**
+ * Validates item `index` of a bulk list parameter with the single endpoint's schema; a failure is the same
+ * 400 problem, naming the item (`query.names.2`).
+ */
+export function parseBulkItem<T extends z.ZodType>(
+  param: string,
+  index: number,
+  schema: T,
+  input: string,
+): z.output<T> {
+  const key = `${param}.${index}`;
+  const parsed = parsePart('query', z.object({ [key]: schema }), { [key]: input }) as Record<
+    string,
+    z.output<T>
+  >;
+  return parsed[key] as z.output<T>;
 }

@@ -61,7 +61,7 @@ describe('conditional requests', () => {
     expect(second.text).toBe(first.text);
     await request(svc.app)
       .get('/ens/v2/texts/alice.eth?keys=avatar')
-      .set('If-None-Match', first.headers.etag)
+      .set('If-None-Match', String(first.headers.etag))
       .expect(304);
     const other = await request(svc.app)
       .get('/ens/v2/profile/alice.eth?texts=avatar&addresses=eth')

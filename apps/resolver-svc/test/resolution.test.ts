@@ -337,8 +337,16 @@ describe('bulk endpoints', () => {
     expect(results[1]).toMatchObject({
       profile: { name: 'alice.eth', texts: [{ key: 'name', value: 'Alice' }] },
     });
-    expect(results[2]).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
-    expect(results[3]).toMatchObject({ status: 400, code: 'INVALID_NAME' });
+    expect(results[2]).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/^query\.names\.2: /),
+    });
+    expect(results[3]).toMatchObject({
+      status: 400,
+      code: 'INVALID_NAME',
+      detail: expect.stringMatching(/^query\.names\.3: /),
+    });
     expect(results[4]).toMatchObject({ profile: { texts: [{ key: 'name', value: 'Bob' }] } });
   });
 
@@ -357,7 +365,11 @@ describe('bulk endpoints', () => {
       reverse: { name: 'alice.eth', profile: { addresses: [{ coin: 60 }] } },
     });
     expect(results[1]).toMatchObject({ reverse: { hasReverseRecord: false } });
-    expect(results[2]).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    expect(results[2]).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/^query\.addresses\.2: /),
+    });
   });
 
   it.each([

@@ -4,11 +4,17 @@ import {
   nameParamsSchema,
   profileQuerySchema,
   profileSchema,
+  resolverNameParam,
   type BulkProfileResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { parsePart } from '@nrp/validation';
-import { bulkError, bulkRouteProblems, nameRouteProblems, orUpstreamProblem } from '../problems';
+import {
+  bulkError,
+  parseBulkItem,
+  bulkRouteProblems,
+  nameRouteProblems,
+  orUpstreamProblem,
+} from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { toProfile } from '../resolution';
 import { cacheControlHeader, sendRendered, setCacheControl, type RouteContext } from './context';
@@ -51,9 +57,9 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         const selection = profileSelection(query);
         let expiresAt = Infinity;
         const results: BulkProfileResult['results'] = await Promise.all(
-          query.names.map(async (input) => {
+          query.names.map(async (input, index) => {
             try {
-              const name = parsePart('params', nameParamsSchema, { name: input }).name;
+              const name = parseBulkItem('names', index, resolverNameParam, input);
               const records = await ctx.resolution.records(network, name, selection, query.noCache ?? false);
               expiresAt = Math.min(expiresAt, records.expiresAt);
               return { type: 'success' as const, input, profile: toProfile(name, records.value) };

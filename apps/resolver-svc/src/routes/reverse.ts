@@ -7,8 +7,14 @@ import {
   type BulkReverseResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { parsePart } from '@nrp/validation';
-import { addressRouteProblems, bulkError, bulkRouteProblems, orUpstreamProblem } from '../problems';
+import { ethAddress } from '@nrp/validation';
+import {
+  addressRouteProblems,
+  bulkError,
+  parseBulkItem,
+  bulkRouteProblems,
+  orUpstreamProblem,
+} from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
 
@@ -49,9 +55,9 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         const selection = reverseSelection(query, query.records);
         let expiresAt = Infinity;
         const results: BulkReverseResult['results'] = await Promise.all(
-          query.addresses.map(async (input) => {
+          query.addresses.map(async (input, index) => {
             try {
-              const address = parsePart('params', addressParamsSchema, { address: input }).address;
+              const address = parseBulkItem('addresses', index, ethAddress, input);
               const reverse = await ctx.resolution.reverseProfile(
                 network,
                 address,
