@@ -23,6 +23,8 @@ export interface MintChainFacts {
   /** The subname has a live owner (registry, or NameWrapper when wrapped). */
   subnameTaken: boolean;
   parentWrapped: boolean;
+  /** Effective owner of the parent (NameWrapper owner when wrapped), lower-case; null when unowned. */
+  parentOwner: string | null;
   /** Unix seconds; null when the parent has no expiry (or an unlimited one). */
   parentExpiry: number | null;
   /** Minter's balance of the gating token; null when the listing has no token gate. */
@@ -133,8 +135,16 @@ export async function readMintChainFacts(
   const subnameTaken = owner !== ZERO && (owner !== wrapper || wrappedOwner.toLowerCase() !== ZERO);
 
   let parentExpiry: bigint | null = null;
+  let effectiveParentOwner: string | null = parentOwner === ZERO ? null : parentOwner;
   if (parentWrapped) {
-    const data = nameWrapperInterface.decodeFunctionResult('getData', parentDataRaw);
+    let data;
+    try {
+      data = nameWrapperInterface.decodeFunctionResult('getData', parentDataRaw);
+    } catch (err) {
+      throw toUpstreamError('wrapped parent data: undecodable answer', err);
+    }
+    const wrappedParentOwner = String(data[0]).toLowerCase();
+    effectiveParentOwner = wrappedParentOwner === ZERO ? null : wrappedParentOwner;
     const expiry = BigInt(data[2] as bigint);
     if (expiry > 0n && expiry < MAX_UINT64) parentExpiry = expiry;
   }
@@ -150,7 +160,34 @@ export async function readMintChainFacts(
   return {
     subnameTaken,
     parentWrapped,
+    parentOwner: effectiveParentOwner,
     parentExpiry: parentExpiry === null ? null : Number(parentExpiry),
     gateBalance: balance,
   };
+}
+
+const approvalInterface = new Interface([
+  'function isApprovedForAll(address owner, address operator) view returns (bool)',
+]);
+
+/**
+ * Whether the parent's owner lets `controller` create subnames: `isApprovedForAll(owner, controller)` on the
+ * NameWrapper for a wrapped parent, on the registry otherwise (or the controller owns the parent itself).
+ */
+export async function isControllerApproved(
+  provider: Provider,
+  contracts: ChainContracts,
+  facts: Pick<MintChainFacts, 'parentWrapped' | 'parentOwner'>,
+  controller: string,
+): Promise<boolean> {
+  if (facts.parentOwner === null) return false;
+  if (facts.parentOwner === controller.toLowerCase()) return true;
+  const target = facts.parentWrapped ? contracts.nameWrapper : contracts.ensRegistry;
+  const raw = await call(
+    provider,
+    target,
+    approvalInterface.encodeFunctionData('isApprovedForAll', [facts.parentOwner, controller]),
+    'controller approval',
+  );
+  return decodeOne<boolean>(approvalInterface, 'isApprovedForAll', raw, 'controller approval');
 }

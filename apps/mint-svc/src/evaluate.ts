@@ -59,6 +59,14 @@ export async function evaluateMint(
       ? ctx.verifiedMinters.isVerified(input.network, input.minter, new Date(nowMs))
       : Promise.resolve(false),
   ]);
+  // A listing made through the API belongs to whoever owned the parent then; once the parent changes hands it
+  // is no longer offered (the new owner lists it again). Operator listings (from LISTINGS_FILE) have no signer.
+  if (listing.listedBy !== null && facts.parentOwner !== listing.listedBy.toLowerCase()) {
+    throw new ProblemError(
+      mintProblems.LISTING_NOT_FOUND,
+      `The listing of ${input.parentName} on ${input.network} was made by ${listing.listedBy}, who no longer owns it.`,
+    );
+  }
   if (facts.parentExpiry !== null && facts.parentExpiry <= nowSeconds) {
     throw new ProblemError(
       mintProblems.PARENT_EXPIRED,

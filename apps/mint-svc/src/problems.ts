@@ -21,6 +21,11 @@ export const mintProblems = defineProblems({
     title: 'Parent name expired',
     hint: 'The parent name has expired on-chain; its owner must renew it before subnames can be minted.',
   },
+  PARENT_NOT_APPROVED: {
+    status: 409,
+    title: 'Parent has not approved the mint controller',
+    hint: "The parent's owner must call setApprovalForAll(mintController, true) on the ENS registry (or on the NameWrapper for a wrapped parent) before subnames can be minted.",
+  },
   MINT_CONTROLLER_NOT_CONFIGURED: {
     status: 503,
     title: 'No mint controller on this network',

@@ -126,6 +126,7 @@ export async function listDirect(
   env: MintTestEnv,
   parentName: string,
   settings: Partial<ListingInput> & { paymentReceiver: string },
+  listedBy: string | null = null,
 ): Promise<void> {
   const parsed = listingInputSchema.parse({ basePriceWei: '0', ...settings });
   await env.ctx.listings.upsert({
@@ -133,8 +134,8 @@ export async function listDirect(
     parentName,
     parentNode: namehash(parentName),
     settings: { ...parsed, paymentReceiver: settings.paymentReceiver },
-    listedBy: null,
-    source: 'file',
+    listedBy,
+    source: listedBy === null ? 'file' : 'api',
   });
 }
 

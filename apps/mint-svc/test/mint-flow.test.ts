@@ -159,6 +159,29 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     });
   });
 
+  describe('listing validity on-chain', () => {
+    it('a listing signed by a former owner of the parent is no longer offered (404)', async () => {
+      const buyer = accountAt(env.chain, 8).address;
+      await env.chain.ens.registerEthName('sold', buyer);
+      await listDirect(env, 'sold.eth', { paymentReceiver: parentOwner }, parentOwner);
+      const res = await estimate({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(404);
+      expect(res.body).toMatchObject({
+        code: 'LISTING_NOT_FOUND',
+        detail: expect.stringMatching(/no longer owns/),
+      });
+      await mint({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(404);
+      await listDirect(env, 'sold.eth', { paymentReceiver: buyer }, buyer);
+      await estimate({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(200);
+    });
+
+    it('POST mint is 409 PARENT_NOT_APPROVED until the parent owner approves the controller', async () => {
+      const res = await mint({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(409);
+      expect(res.body.code).toBe('PARENT_NOT_APPROVED');
+      await approveController(env, 8, false);
+      await mint({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(200);
+    });
+  });
+
   describe('prices, fees and expiry', () => {
     it('prices by label length times years, with a share fee, in exact wei', async () => {
       const five = await estimate({ parentName: 'mint.eth', label: 'hello', minterAddress: minter }).expect(

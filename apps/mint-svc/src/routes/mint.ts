@@ -5,6 +5,8 @@ import type { MintServiceContext } from '../context';
 import { evaluateMint } from '../evaluate';
 import { mintProblems } from '../problems';
 import { signMintContext } from '../sign-mint';
+import { isControllerApproved } from '../chain-facts';
+import { withUpstream } from '../upstream';
 
 export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
   return defineRoute({
@@ -15,7 +17,8 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
       "Answers the parameters and the EIP-712 signature to pass to the controller's `mint(ctx, sig, resolverData, " +
       'extraData)`, sent by `minterAddress` (`verifiedMinter`) with value `price + fee` (wei, decimal strings). ' +
       '`owner` defaults to `minterAddress`. `signatureExpiry` and `expiry` are Unix seconds; `expiry` never exceeds ' +
-      "the parent's expiry. A mint the estimate would refuse is a 400 `MINT_NOT_ALLOWED` whose " +
+      "the parent's expiry. 409 `PARENT_NOT_APPROVED` when the parent's owner has not approved the controller " +
+      '(registry or NameWrapper `setApprovalForAll`). A mint the estimate would refuse is a 400 `MINT_NOT_ALLOWED` whose ' +
       "`validationErrors` is the estimate's list. Signing is stateless: two requests give two valid signatures, " +
       'and the controller mints each name once.',
     tags: ['mint'],
@@ -25,6 +28,7 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
       mintProblems.MINT_NOT_ALLOWED,
       mintProblems.LISTING_NOT_FOUND,
       mintProblems.PARENT_EXPIRED,
+      mintProblems.PARENT_NOT_APPROVED,
       mintProblems.MINT_CONTROLLER_NOT_CONFIGURED,
       commonProblems.UPSTREAM_ERROR,
     ],
@@ -51,6 +55,16 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
           mintProblems.MINT_NOT_ALLOWED,
           `Minting ${body.label}.${body.parentName} is not allowed: ${evaluation.validationErrors.join(', ')}.`,
           { extensions: { validationErrors: evaluation.validationErrors } },
+        );
+      }
+      // A signature the controller could not use is not handed out (a second round trip, mint only).
+      const approved = await withUpstream(() =>
+        isControllerApproved(network.provider, network.contracts, evaluation.facts, controller),
+      );
+      if (!approved) {
+        throw new ProblemError(
+          mintProblems.PARENT_NOT_APPROVED,
+          `The owner of ${body.parentName} has not approved the mint controller ${controller}.`,
         );
       }
       const { listing, quote } = evaluation;
