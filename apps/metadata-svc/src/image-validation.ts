@@ -5,6 +5,9 @@ import { ProblemError } from '@nrp/validation';
 import { problems } from './problems';
 import { sniffType } from './sniff';
 
+// libvips' operation cache holds decoded images between calls; uploads are one-off, so it only costs memory.
+sharp.cache(false);
+
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'svg';
 
 export interface ValidatedImage {

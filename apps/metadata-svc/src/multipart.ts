@@ -13,10 +13,39 @@ function sizeText(bytes: number): string {
 
 /**
  * Parses a `multipart/form-data` upload with one file field named `field`, in memory, with every busboy limit
- * set: a declared Content-Length over the limit is refused before reading, and a streamed file stops being
- * buffered at `maxBytes` + 1 (413 FILE_TOO_LARGE). A missing or empty file, a second file, unknown or oversize
+ * set: a streamed file (chunked, or under a false Content-Length) stops being buffered at `maxBytes` + 1
+ * (413 FILE_TOO_LARGE). A missing or empty file, a second file, unknown or oversize
  * fields are 400s.
  */
+function tooLarge(field: string, maxBytes: number): ProblemError {
+  return new ProblemError(
+    problems.FILE_TOO_LARGE,
+    `The ${field} file exceeds the limit of ${sizeText(maxBytes)}.`,
+    {
+      headers: { Connection: 'close' },
+    },
+  );
+}
+
+/**
+ * Runs before anything reads the body: not multipart → 400; a declared Content-Length over the limit → 413 at
+ * once, without reading (the connection is closed).
+ */
+export function checkDeclaredUpload(field: string, maxBytes: number): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.is('multipart/form-data')) {
+      next(new ProblemError(problems.INVALID_MULTIPART, 'The body must be multipart/form-data.'));
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD_BYTES) {
+      next(tooLarge(field, maxBytes));
+      return;
+    }
+    next();
+  };
+}
+
 export function multipartUpload(field: string, maxBytes: number): RequestHandler {
   const parser = multer({
     storage: multer.memoryStorage(),
@@ -30,28 +59,11 @@ export function multipartUpload(field: string, maxBytes: number): RequestHandler
       headerPairs: 50,
     },
   }).single(field);
-  const tooLarge = () =>
-    new ProblemError(
-      problems.FILE_TOO_LARGE,
-      `The ${field} file exceeds the limit of ${sizeText(maxBytes)}.`,
-      {
-        headers: { Connection: 'close' },
-      },
-    );
 
   return (req, res, next) => {
-    if (!req.is('multipart/form-data')) {
-      next(new ProblemError(problems.INVALID_MULTIPART, 'The body must be multipart/form-data.'));
-      return;
-    }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD_BYTES) {
-      next(tooLarge());
-      return;
-    }
     parser(req, res, (err: unknown) => {
       if (err instanceof MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') next(tooLarge());
+        if (err.code === 'LIMIT_FILE_SIZE') next(tooLarge(field, maxBytes));
         else if (err.code === 'LIMIT_UNEXPECTED_FILE') {
           next(
             new ProblemError(

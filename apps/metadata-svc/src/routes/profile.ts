@@ -14,14 +14,19 @@ import type { ImageKind } from '../data/database';
 import { withDependencyProblems } from '../errors';
 import { validateImage } from '../image-validation';
 import { deleteImage, uploadImage, visibleImage } from '../images';
-import { multipartUpload } from '../multipart';
+import { checkDeclaredUpload, multipartUpload } from '../multipart';
 import { problems } from '../problems';
 import { signIn } from '../sign-in';
+import { uploadGate } from '../upload-gate';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 const signInProblems = Object.values(authProblems);
 
-function routesFor(ctx: MetadataContext, kind: ImageKind): RouteDefinition[] {
+function routesFor(
+  ctx: MetadataContext,
+  kind: ImageKind,
+  gate: ReturnType<typeof uploadGate>,
+): RouteDefinition[] {
   const path = `/profile/:network/:subname/${kind}`;
   const maxBytes = kind === 'avatar' ? ctx.config.AVATAR_MAX_BYTES : ctx.config.HEADER_MAX_BYTES;
   const minutes = ctx.config.PENDING_WINDOW_MS / 60_000;
@@ -66,7 +71,7 @@ function routesFor(ctx: MetadataContext, kind: ImageKind): RouteDefinition[] {
         commonProblems.UPSTREAM_ERROR,
       ],
       rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
-      before: [multipartUpload(kind, maxBytes)],
+      before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) =>
         withDependencyProblems(async () => {
           const file = req.file;
@@ -161,5 +166,7 @@ function routesFor(ctx: MetadataContext, kind: ImageKind): RouteDefinition[] {
 }
 
 export function profileRoutes(ctx: MetadataContext): RouteDefinition[] {
-  return [...routesFor(ctx, 'avatar'), ...routesFor(ctx, 'header')];
+  // One gate for both kinds: the memory bound is per process.
+  const gate = uploadGate(ctx.config.UPLOAD_CONCURRENCY, ctx.config.UPLOAD_QUEUE_MAX);
+  return [...routesFor(ctx, 'avatar', gate), ...routesFor(ctx, 'header', gate)];
 }

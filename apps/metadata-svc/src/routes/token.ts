@@ -20,6 +20,8 @@ export interface TokenCaches {
 interface RenderedImage {
   etag: string;
   png: Buffer;
+  /** `network:node` of the name. */
+  key: string;
 }
 
 export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; caches: TokenCaches } {
@@ -36,6 +38,8 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
   });
 
   const keyOf = (network: NetworkName, node: string) => `${network}:${node.toLowerCase()}`;
+  // image.png by request URL (`chainId/tokenId` as sent).
+  const byRequest = new LRUCache<string, RenderedImage>({ max: 5_000, ttl: Math.max(ttl, 1) });
 
   async function token(chainId: string, tokenId: string): Promise<TokenName> {
     const access = networkOfChain(ctx, chainId);
@@ -107,24 +111,15 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
       },
       problems: tokenProblems,
       handler: async ({ params }, req, res) => {
-        const found = await token(params.chainId, params.tokenId);
-        const key = keyOf(found.network, found.node);
-        let image = enabled ? images.get(key) : undefined;
+        // Fast path: the same request URL seen within the TTL needs no token lookup at all.
+        const requestKey = `${params.chainId}/${params.tokenId}`;
+        let image = enabled ? byRequest.get(requestKey) : undefined;
         if (!image) {
-          const avatar = await withDependencyProblems(() =>
-            findConfirmed(ctx.db, { network: found.network, node: found.node, kind: 'avatar' }),
-          );
-          const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.etag ?? '');
-          let png = rendered.get(etag);
-          if (!png) {
-            const bytes = avatar
-              ? (await withDependencyProblems(() => ctx.blobs.get(avatar.blob_key)))?.bytes
-              : undefined;
-            png = await renderNameImage(found.name, bytes);
-            rendered.set(etag, png);
-          }
-          image = { etag, png };
-          if (enabled) images.set(key, image);
+          const found = await token(params.chainId, params.tokenId);
+          const key = keyOf(found.network, found.node);
+          image = enabled ? images.get(key) : undefined;
+          if (!image) image = await renderFor(found, key);
+          if (enabled) byRequest.set(requestKey, image);
         }
         res.setHeader('Content-Type', 'image/png');
         res.setHeader('ETag', image.etag);
@@ -139,11 +134,33 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
     }),
   ];
 
+  async function renderFor(found: TokenName, key: string): Promise<RenderedImage> {
+    const avatar = await withDependencyProblems(() =>
+      findConfirmed(ctx.db, { network: found.network, node: found.node, kind: 'avatar' }),
+    );
+    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.etag ?? '');
+    let png = rendered.get(etag);
+    if (!png) {
+      const bytes = avatar
+        ? (await withDependencyProblems(() => ctx.blobs.get(avatar.blob_key)))?.bytes
+        : undefined;
+      png = await renderNameImage(found.name, bytes);
+      rendered.set(etag, png);
+    }
+    const image = { etag, png, key };
+    if (enabled) images.set(key, image);
+    return image;
+  }
+
   return {
     routes,
     caches: {
       invalidate(network, node) {
-        images.delete(keyOf(network, node));
+        const key = keyOf(network, node);
+        images.delete(key);
+        for (const [requestKey, image] of byRequest.entries()) {
+          if (image.key === key) byRequest.delete(requestKey);
+        }
       },
     },
   };
