@@ -42,7 +42,9 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
   \`{ name: "NameRecordsMint", version: "1", chainId, verifyingContract: <mint controller> }\`.
   \`verifiedMinter\` is \`minterAddress\`: only that address can send the mint transaction.
 - **Listings** are managed by the parent's on-chain owner with sign-in messages (nonce scope \`listing\` from
-  \`POST /api/v1/auth/nonce\`), or loaded by the operator from LISTINGS_FILE at start.
+  \`POST /api/v1/auth/nonce\`), or loaded by the operator from LISTINGS_FILE at start. A listing made through the
+  API lapses (404) once its signer no longer owns the parent. \`POST /api/v1/mint\` answers 409
+  \`PARENT_NOT_APPROVED\` while the parent's owner has not approved the mint controller.
 - **Verified minters**: a listing with \`requireVerifiedMinter\` only mints to addresses that proved control of
   their key with a sign-in (nonce scope \`minter\`, \`POST /api/v1/minters/verify\`); \`minterAddress\` itself is
   always required (400 when missing).`;

@@ -9,6 +9,7 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import request from 'supertest';
+import { listingInputSchema } from '@nrp/client';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts } from '@nrp/testkit';
@@ -149,6 +150,30 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       });
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('MINT_CONTROLLER_NOT_CONFIGURED');
+    });
+
+    it('a failing RPC node is 502 UPSTREAM_ERROR carrying the node error (mainnet points at a closed port)', async () => {
+      await env.ctx.listings.upsert({
+        network: 'mainnet',
+        parentName: 'mint.eth',
+        parentNode: namehash('mint.eth'),
+        settings: { ...listingInputSchema.parse({ basePriceWei: '1' }), paymentReceiver: receiver },
+        listedBy: null,
+        source: 'file',
+      });
+      try {
+        const res = await estimate({
+          parentName: 'mint.eth',
+          label: 'abc',
+          minterAddress: minter,
+          isTestnet: false,
+        });
+        expect(res.status).toBe(502);
+        expect(res.body).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: { message: expect.any(String) } });
+        expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/);
+      } finally {
+        await env.ctx.listings.remove('mainnet', 'mint.eth');
+      }
     });
 
     it('names are normalised: upper case input is the listed lower-case name', async () => {
@@ -658,6 +683,22 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
         ).rejects.toThrow();
       } finally {
         await env.chain.ens.send(env.controller, ownerWallet, 'setSigner', [signerAddress, true]);
+      }
+      await request(env.app).get('/ready').expect(200);
+    });
+
+    it('is 503 when the controller pays a treasury other than TREASURY_ADDRESS', async () => {
+      const ownerWallet = walletAt(env, 0);
+      const other = accountAt(env.chain, 8).address;
+      await expect(
+        env.chain.ens.send(env.controller, walletAt(env, 7), 'setTreasury', [other]),
+      ).rejects.toThrow();
+      await env.chain.ens.send(env.controller, ownerWallet, 'setTreasury', [other]);
+      try {
+        const res = await request(env.app).get('/ready').expect(503);
+        expect(res.body.checks['sepolia-controller']).toMatch(/TREASURY_ADDRESS/);
+      } finally {
+        await env.chain.ens.send(env.controller, ownerWallet, 'setTreasury', [env.treasury]);
       }
       await request(env.app).get('/ready').expect(200);
     });
