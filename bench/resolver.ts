@@ -10,10 +10,10 @@ import express from 'express';
 import { createApp, createLogger, defineRoute } from '@nrp/server';
 import { buildService, startResolverFixture } from '../apps/resolver-svc/test/fixture';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Bare and resolver loads alternate in short rounds, so both see the same machine load; medians are reported. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 
 function listen(app: express.Express): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
