@@ -200,10 +200,22 @@ describe('offchain subnames API', () => {
         'body.texts',
       ],
       [
-        'a metadata value over 1024',
-        { metadata: [{ key: 'k', value: 'x'.repeat(1025) }] },
+        'a metadata value over 256',
+        { metadata: [{ key: 'k', value: 'x'.repeat(257) }] },
         'INVALID_INPUT',
         'body.metadata.0.value',
+      ],
+      [
+        'metadata over 1024 bytes in all',
+        { metadata: Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: 'é'.repeat(110) })) },
+        'INVALID_INPUT',
+        'body.metadata',
+      ],
+      [
+        'over 20 metadata entries',
+        { metadata: Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, value: 'v' })) },
+        'INVALID_INPUT',
+        'body.metadata',
       ],
       ['texts that are not a list', { texts: { avatar: 'x' } }, 'INVALID_INPUT', 'body.texts'],
     ];
@@ -232,6 +244,27 @@ describe('offchain subnames API', () => {
       expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
         ['body.addresses.0.value', 'body.contenthash', 'body.owner', 'body.ttl'].sort(),
       );
+    });
+
+    it('stores the largest allowed write (longest multibyte parent and label, fullest metadata)', async () => {
+      const parentName = `${'中'.repeat(120)}.${'中'.repeat(129)}.eth`;
+      expect(parentName.length).toBeLessThanOrEqual(255);
+      const key = await svc.keyFor(parentName);
+      // 20 entries whose JSON is just under 1024 bytes.
+      const metadata = Array.from({ length: 20 }, (_, i) => ({
+        key: `key-${String(i).padStart(2, '0')}`,
+        value: 'v'.repeat(38),
+      }));
+      expect(
+        Buffer.byteLength(JSON.stringify(Object.fromEntries(metadata.map((m) => [m.key, m.value])))),
+      ).toBeLessThanOrEqual(1024);
+      const res = await post({ parentName, label: 'a'.repeat(255), metadata }, key);
+      expect(res.status).toBe(201);
+      const found = await request(svc.app)
+        .post('/api/v1/subnames/search')
+        .send({ parentName, metadata: { 'key-19': 'v'.repeat(38) } })
+        .expect(200);
+      expect(found.body.totalItems).toBe(1);
     });
 
     it('answers 400 INVALID_JSON for a malformed body', async () => {

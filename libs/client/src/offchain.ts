@@ -23,9 +23,11 @@ export const OFFCHAIN_LIMITS = {
   textKeyLength: 255,
   textValueLength: 4096,
   addressRecords: 50,
-  metadataEntries: 50,
-  metadataKeyLength: 255,
-  metadataValueLength: 1024,
+  metadataEntries: 20,
+  metadataKeyLength: 64,
+  metadataValueLength: 256,
+  /** The whole metadata map as JSON, in UTF-8 bytes: it is kept inside a btree index entry for fast counts. */
+  metadataBytes: 1024,
   contenthashLength: 512,
   ttlMax: 2 ** 31 - 1,
   searchSizeMax: 100,
@@ -142,6 +144,14 @@ export const createSubnameRequest = z
       .array(metadataEntryInput)
       .max(L.metadataEntries)
       .superRefine(uniqueKeys((m) => m.key, 'key'))
+      .refine(
+        (entries) =>
+          Buffer.byteLength(
+            JSON.stringify(Object.fromEntries(entries.map((m) => [m.key, m.value]))),
+            'utf8',
+          ) <= L.metadataBytes,
+        { message: `metadata must be at most ${L.metadataBytes} bytes as a JSON object` },
+      )
       .optional(),
     contenthash: contenthashInput.optional(),
     ttl: z.number().int().min(0).max(L.ttlMax).nullable().optional().meta({ description: 'Seconds.' }),
