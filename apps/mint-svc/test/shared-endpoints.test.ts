@@ -84,6 +84,35 @@ describe('mint-svc configuration', () => {
     );
   });
 
+  it('rate limits POST /api/v1/mint and the nonce route per IP with 429 and Retry-After', async () => {
+    // In-process counters (Redis counters would outlive this run and make the count depend on earlier runs).
+    const { REDIS_URL: _redis, ...withoutRedis } = env as typeof env & { REDIS_URL?: string };
+    const config = loadConfig(configSchema, {
+      ...withoutRedis,
+      MINT_RATE_LIMIT_PER_MINUTE: '2',
+      NONCE_RATE_LIMIT_PER_MINUTE: '1',
+    });
+    const instance = await buildService(config, logger);
+    try {
+      const body = {
+        parentName: 'mint.eth',
+        label: 'abc',
+        minterAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      };
+      // No controller on mainnet: 503 twice, then the limiter answers before the route.
+      await request(instance.app).post('/api/v1/mint').send(body).expect(503);
+      await request(instance.app).post('/api/v1/mint').send(body).expect(503);
+      const limited = await request(instance.app).post('/api/v1/mint').send(body).expect(429);
+      expect(limited.body.code).toBe('RATE_LIMITED');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      const nonce = { address: body.minterAddress };
+      await request(instance.app).post('/api/v1/auth/nonce').send(nonce).expect(200);
+      await request(instance.app).post('/api/v1/auth/nonce').send(nonce).expect(429);
+    } finally {
+      for (const step of instance.onShutdown) await step();
+    }
+  });
+
   it('a bad LISTINGS_FILE stops the start with one line naming it', async () => {
     const config = loadConfig(configSchema, { ...env, LISTINGS_FILE: '/no/such/listings.json' });
     await expect(buildService(config, logger)).rejects.toThrow(/LISTINGS_FILE: cannot read/);
