@@ -52,7 +52,7 @@ export const configSchema = baseConfigSchema(3001)
     /** Pixel limit of decoded raster images (width × height), against decompression bombs. */
     MAX_IMAGE_PIXELS: positiveInt.default(40_000_000),
     /** Uploads read and processed at once per process; the others wait unread (bounds memory). */
-    UPLOAD_CONCURRENCY: positiveInt.default(8),
+    UPLOAD_CONCURRENCY: positiveInt.default(4),
     /** Uploads allowed to wait for a slot; beyond this 503 with Retry-After. */
     UPLOAD_QUEUE_MAX: nonNegativeInt.default(200),
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),

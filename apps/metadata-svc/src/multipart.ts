@@ -39,6 +39,8 @@ export function checkDeclaredUpload(field: string, maxBytes: number): RequestHan
     }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes + FORM_OVERHEAD_BYTES) {
+      // Stop reading the body: the connection is closed after the 413, the rest is never buffered.
+      req.pause();
       next(tooLarge(field, maxBytes));
       return;
     }
