@@ -3,9 +3,16 @@
  * API's record shapes. Pure: no I/O.
  */
 import { getCoderByCoinType } from '@ensdomains/address-encoder';
-import { resolverInterface } from '@nrp/chain';
+import {
+  decodeAddrResult,
+  decodeContenthashResult,
+  decodeTextResult,
+  encodeAddrCall,
+  encodeContenthashCall,
+  encodeTextCall,
+} from '@nrp/chain';
 import type { AddressRecord, ContenthashRecord, TextRecord } from '@nrp/client';
-import { chainByCoinType, chainByName, decodeAddress, decodeContenthash, namehash, type Hex } from '@nrp/ens';
+import { chainByCoinType, chainByName, decodeAddress, decodeContenthash, type Hex } from '@nrp/ens';
 
 /** Default text keys of a profile (decisions.md). */
 export const DEFAULT_TEXT_KEYS: readonly string[] = [
@@ -101,26 +108,12 @@ export function withTexts(selection: RecordSelection, extra: readonly string[]):
 
 /** One ABI-encoded resolver call per selected record: texts, then addresses, then the contenthash. */
 export function recordCalls(name: string, selection: RecordSelection): Hex[] {
-  const node = namehash(name);
-  const calls: string[] = [
-    ...selection.texts.map((key) => resolverInterface.encodeFunctionData('text', [node, key])),
-    ...selection.coins.map((coin) =>
-      resolverInterface.encodeFunctionData('addr(bytes32,uint256)', [node, BigInt(coin)]),
-    ),
+  const calls = [
+    ...selection.texts.map((key) => encodeTextCall(name, key)),
+    ...selection.coins.map((coin) => encodeAddrCall(name, coin)),
   ];
-  if (selection.contenthash) calls.push(resolverInterface.encodeFunctionData('contenthash', [node]));
-  return calls as Hex[];
-}
-
-/** The first return value of `fn`, or undefined when the answer does not decode (a broken resolver). */
-function decodeSingle(fn: string, answer: Hex | null): string | undefined {
-  if (answer === null) return undefined;
-  try {
-    const [value] = resolverInterface.decodeFunctionResult(fn, answer) as unknown as [unknown];
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  if (selection.contenthash) calls.push(encodeContenthashCall(name));
+  return calls;
 }
 
 /** Short chain name of a coin type: the @nrp/ens table, then address-encoder's coder name, else ''. */
@@ -134,19 +127,20 @@ export function chainNameOf(coin: number): string {
   }
 }
 
+/** An answer that does not decode throws UpstreamError (BAD_DATA): the resolver answered garbage. */
 export function decodeTextRecord(key: string, answer: Hex | null): TextRecord {
-  const value = decodeSingle('text', answer) ?? '';
+  const value = decodeTextResult(answer) ?? '';
   return { key, exists: value !== '', value };
 }
 
 /** Native address text; the raw 0x-hex when the coin type has no known format or the bytes do not fit it. */
 export function decodeAddressRecord(coin: number, answer: Hex | null): AddressRecord {
   const chain = chainNameOf(coin);
-  const bytes = decodeSingle('addr(bytes32,uint256)', answer) ?? '0x';
-  if (bytes === '0x') return { coin, chain, exists: false, value: '' };
+  const bytes = decodeAddrResult(answer);
+  if (bytes === null) return { coin, chain, exists: false, value: '' };
   let value: string;
   try {
-    value = decodeAddress(coin, bytes as Hex);
+    value = decodeAddress(coin, bytes);
   } catch {
     value = bytes;
   }
@@ -155,8 +149,8 @@ export function decodeAddressRecord(coin: number, answer: Hex | null): AddressRe
 
 /** URI form (`ipfs://…`); the raw 0x-hex when the codec is unknown. */
 export function decodeContenthashRecord(answer: Hex | null): ContenthashRecord {
-  const bytes = decodeSingle('contenthash', answer) ?? '0x';
-  if (bytes === '0x') return { exists: false, value: '' };
+  const bytes = decodeContenthashResult(answer);
+  if (bytes === null) return { exists: false, value: '' };
   try {
     return { exists: true, value: decodeContenthash(bytes) ?? '' };
   } catch {

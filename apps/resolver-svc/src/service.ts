@@ -26,7 +26,7 @@ ENSIP-15; responses carry the normalised name.
 addresses of ${DEFAULT_CHAINS.join(', ')}. Every requested record is listed, \`exists: false\` with an empty value
 when unset. Address values are in the chain's native format; a coin type without a known format, or bytes that do
 not fit it, are returned as raw 0x-hex with \`exists: true\`. A contenthash whose codec has no URI scheme is raw
-0x-hex too. A text answer that does not decode counts as unset.
+0x-hex too. A resolver answer that does not decode is an upstream failure (502, code BAD_DATA).
 
 **Caching.** Forward answers are cached for FORWARD_CACHE_TTL_SECONDS and reverse answers (address → verified
 primary name) for REVERSE_CACHE_TTL_SECONDS (5 minutes each by default), in process (LRU) and in Redis when
