@@ -106,14 +106,14 @@ export class Resolution {
     return this.options.resolveTimeoutMs ?? this.options.networks[network].rpcTimeoutMs * 3;
   }
 
-  /** The selected records of `name` (normalised), cached per network, name and selection. */
+  /** The selected records of `name` (normalised), cached per network, name and selection (keys carry a format version). */
   async records(
     network: NetworkName,
     name: string,
     selection: RecordSelection,
     fresh = false,
   ): Promise<Fresh<ResolvedRecords>> {
-    const key = `${network}:fwd:${name}:${selectionKey(selection)}`;
+    const key = `v1:${network}:fwd:${name}:${selectionKey(selection)}`;
     const hit: CacheResult<ResolvedRecords> = await this.options.cache.get(
       key,
       this.options.forwardTtlMs,
@@ -138,7 +138,7 @@ export class Resolution {
 
   /** The verified primary name of `address` (checksummed), or null; cached per network and address. */
   async primaryName(network: NetworkName, address: string, fresh = false): Promise<Fresh<string | null>> {
-    const key = `${network}:rev:${address.toLowerCase()}`;
+    const key = `v1:${network}:rev:${address.toLowerCase()}`;
     const hit = await this.options.cache.get(
       key,
       this.options.reverseTtlMs,
