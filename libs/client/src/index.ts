@@ -3,3 +3,4 @@ export * from './metadata';
 export * from './mint';
 export * from './offchain';
 export * from './resolver';
+export * from './signed-request';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ensName, ethAddress } from '@nrp/validation';
 import { requestJson, ServiceError, type ClientOptions } from './http';
+import type { SignedRequest } from './signed-request';
 
 export const METADATA_NETWORKS = ['mainnet', 'sepolia'] as const;
 export type MetadataNetwork = (typeof METADATA_NETWORKS)[number];
@@ -32,24 +33,6 @@ export const profileImageParamsSchema = z.object({
   network: z.enum(METADATA_NETWORKS),
   subname: ensName({ min: 1, max: 255 }),
 });
-
-/** Fields of every upload and delete: the EIP-4361 message, its signature and the signer's address. */
-export const signedRequestSchema = z.object({
-  siweMessage: z
-    .string()
-    .min(1)
-    .max(4096)
-    // multipart/form-data turns every LF of a field into CRLF (HTML form encoding, as browsers and fetch send
-    // it); EIP-4361 messages use LF only, so CRLF is turned back before the signature is checked.
-    .transform((message) => message.replace(/\r\n/g, '\n'))
-    .meta({ description: 'The EIP-4361 message exactly as signed (LF line ends; CRLF from form encoding is accepted).' }),
-  siweSignature: z
-    .string()
-    .regex(/^0x([0-9a-fA-F]{2})+$/, 'must be a 0x-prefixed hex string')
-    .max(20_000),
-  address: ethAddress,
-});
-export type SignedRequest = z.input<typeof signedRequestSchema>;
 
 const uploadResultBase = {
   subname: z.string(),

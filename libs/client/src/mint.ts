@@ -3,8 +3,9 @@
  * client functions. Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
  */
 import { z } from 'zod';
-import { ensName, ethAddress, hexString, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
+import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
 import { requestJson, type ClientOptions } from './http';
+import { signedRequestSchema, type SignedRequest } from './signed-request';
 
 // ----- shared pieces -----
 
@@ -128,13 +129,6 @@ export const mintNonceResponseSchema = z.object({
   nonce: z.string(),
   expiresAt: z.number().int().meta({ description: 'Unix time in milliseconds.' }),
 });
-
-export const signedRequestSchema = z.object({
-  siweMessage: z.string().min(1).max(8192),
-  siweSignature: hexString,
-  address: ethAddress,
-});
-export type SignedRequest = z.input<typeof signedRequestSchema>;
 
 export const verifyMinterRequestSchema = signedRequestSchema.extend({ network: mintNetworkSchema });
 export type VerifyMinterRequest = z.input<typeof verifyMinterRequestSchema>;
