@@ -7,6 +7,9 @@ import { sniffType } from './sniff';
 
 // libvips' operation cache holds decoded images between calls; uploads are one-off, so it only costs memory.
 sharp.cache(false);
+// One libvips thread per operation: uploads run in parallel already (libuv pool), and every extra vips thread
+// keeps its own malloc arena, which is what makes RSS grow under load.
+sharp.concurrency(1);
 
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'svg';
 
