@@ -70,7 +70,9 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
       DB_DATA_DIR: path.join(dir, 'db'),
       BLOB_DIR: path.join(dir, 'blobs'),
       PUBLIC_BASE_URL: base,
-      SIWE_DOMAINS: [host, 'localhost:3000', 'localhost:5173', 'localhost'].join(','),
+      SIWE_DOMAINS: [
+        ...new Set([host, 'localhost:3001', 'localhost:3000', 'localhost:5173', 'localhost']),
+      ].join(','),
       OFFCHAIN_URL: ctx.services.offchain,
     },
     names: { metadataWrapped: DEV_WRAPPED_NAME },

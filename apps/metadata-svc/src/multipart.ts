@@ -97,6 +97,8 @@ export function multipartUpload(field: string, maxBytes: number): RequestHandler
         next(new ProblemError(problems.EMPTY_FILE, `The "${field}" file is empty.`));
         return;
       }
+      // The body schema documents the file part; the bytes stay on req.file.
+      (req.body as Record<string, unknown>)[field] = req.file.originalname;
       next();
     });
   };

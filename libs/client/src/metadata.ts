@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ensName, ethAddress } from '@nrp/validation';
 import { requestJson, ServiceError, type ClientOptions } from './http';
-import type { SignedRequest } from './signed-request';
+import { signedRequestSchema, type SignedRequest } from './signed-request';
 
 export const METADATA_NETWORKS = ['mainnet', 'sepolia'] as const;
 export type MetadataNetwork = (typeof METADATA_NETWORKS)[number];
@@ -33,6 +33,16 @@ export const profileImageParamsSchema = z.object({
   network: z.enum(METADATA_NETWORKS),
   subname: ensName({ min: 1, max: 255 }),
 });
+
+/** The file part of an upload, for the OpenAPI document (the service reads the bytes from the multipart part). */
+const filePart = z.string().meta({
+  format: 'binary',
+  description: 'The image file (jpeg, png, gif, webp or svg); its type is taken from its bytes.',
+});
+/** Multipart body of `POST /profile/{network}/{subname}/avatar`. */
+export const avatarUploadBodySchema = signedRequestSchema.extend({ avatar: filePart });
+/** Multipart body of `POST /profile/{network}/{subname}/header`. */
+export const headerUploadBodySchema = signedRequestSchema.extend({ header: filePart });
 
 const uploadResultBase = {
   subname: z.string(),

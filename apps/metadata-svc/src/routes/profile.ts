@@ -1,5 +1,7 @@
 import {
+  avatarUploadBodySchema,
   avatarUploadResultSchema,
+  headerUploadBodySchema,
   deleteResultSchema,
   headerUploadResultSchema,
   profileImageParamsSchema,
@@ -47,7 +49,7 @@ function routesFor(
         'the same signer) is replaced.',
       tags: ['images'],
       params: profileImageParamsSchema,
-      body: signedRequestSchema,
+      body: kind === 'avatar' ? avatarUploadBodySchema : headerUploadBodySchema,
       bodyContentType: 'multipart/form-data',
       responses: {
         200: {
