@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import cors from 'cors';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import type { Redis } from 'ioredis';
-import { pinoHttp } from 'pino-http';
 import {
   commonProblems,
   notFoundHandler,
@@ -19,6 +16,8 @@ import { buildOpenApi } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import type { RouteDefinition } from './route';
 import { docsRouter } from './docs';
+import { requestContext } from './request-context';
+import { securityHeaders } from './security-headers';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
@@ -41,8 +40,6 @@ export interface AppOptions {
   jsonLimit?: string;
   readinessTimeoutMs?: number;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -80,30 +77,9 @@ export function createApp(options: AppOptions): Express {
     problems,
   );
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      // Quiet by default: successful requests log at debug, client errors at warn, server errors at error.
-      customLogLevel: (_req, res, err) => {
-        if (err || res.statusCode >= 500) return 'error';
-        if (res.statusCode >= 400) return 'warn';
-        return 'debug';
-      },
-    }),
-  );
+  app.use(requestContext(logger));
   app.use(metrics.middleware);
-  app.use(
-    helmet({
-      contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } },
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-    }),
-  );
+  app.use(securityHeaders());
   const allowAll = options.corsOrigins.includes('*');
   app.use(
     cors({ origin: allowAll ? '*' : options.corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }),
