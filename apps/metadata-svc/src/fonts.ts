@@ -85,17 +85,21 @@ export function bundledFontFiles(cacheDir = join(tmpdir(), 'nrp-metadata-fonts')
       continue;
     }
     for (const file of readdirSync(dir).filter((f) => match.test(f))) {
-      const woff = readFileSync(join(dir, file));
-      const hash = createHash('sha256').update(woff).digest('hex').slice(0, 12);
-      const target = join(cacheDir, `${file.replace(/\.woff$/, '')}-${hash}.ttf`);
-      if (!existsSync(target)) {
-        mkdirSync(cacheDir, { recursive: true });
-        const temp = `${target}.${process.pid}.tmp`;
-        writeFileSync(temp, woffToSfnt(woff));
-        // rename is atomic: concurrent processes never read a half-written font
-        renameSync(temp, target);
+      try {
+        const woff = readFileSync(join(dir, file));
+        const hash = createHash('sha256').update(woff).digest('hex').slice(0, 12);
+        const target = join(cacheDir, `${file.replace(/\.woff$/, '')}-${hash}.ttf`);
+        if (!existsSync(target)) {
+          mkdirSync(cacheDir, { recursive: true });
+          const temp = `${target}.${process.pid}.tmp`;
+          writeFileSync(temp, woffToSfnt(woff));
+          // rename is atomic: concurrent processes never read a half-written font
+          renameSync(temp, target);
+        }
+        files.push(target);
+      } catch {
+        // An unwritable cache directory or a broken font file: render with what is left (system fonts last).
       }
-      files.push(target);
     }
   }
   return files;

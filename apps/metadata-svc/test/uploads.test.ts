@@ -195,6 +195,22 @@ describe('upload validation', () => {
     await refused(big, 413, 'FILE_TOO_LARGE');
   });
 
+  it('413 before reading when the declared size is over the limit; headers allow 5 MB', async () => {
+    await refused(Buffer.concat([image, Buffer.alloc(3 * 1024 * 1024)]), 413, 'FILE_TOO_LARGE');
+    // 3 MB is over the avatar limit but fine for a header
+    const fields = await signedFields(app, alice, { scope: 'header' });
+    const big = await png(1100, 1100, '#808080');
+    const header = Buffer.concat([big, Buffer.alloc(3 * 1024 * 1024 - big.length)]);
+    await upload(app, path('files.eth', 'header'), 'header', header, fields).expect(200);
+    await refused(
+      Buffer.concat([image, Buffer.alloc(5 * 1024 * 1024)]),
+      413,
+      'FILE_TOO_LARGE',
+      'h.png',
+      'header',
+    );
+  });
+
   it('413 for a decompression bomb (pixel limit)', async () => {
     const bomb = await sharp8k();
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
