@@ -319,7 +319,9 @@ async function main(): Promise<void> {
   const schema = `bench_offchain_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: URL_ });
   await admin.connect();
-  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch(() => undefined);
+  for (const ext of ['pg_trgm', 'btree_gin']) {
+    await admin.query(`CREATE EXTENSION IF NOT EXISTS ${ext} SCHEMA public`).catch(() => undefined);
+  }
   const env = { DATABASE_URL: URL_, DATABASE_SCHEMA: schema, DATABASE_POOL_MAX: '20' };
   const config = loadConfig(configSchema, {
     ...env,

@@ -25,9 +25,10 @@ Choices made where the contract is silent:
 - **Create or update** (\`POST /api/v1/subnames\`) answers 201 when created and 200 when updated; lists that are
   present replace the stored ones, absent fields are kept, \`null\` clears \`owner\`, \`contenthash\` or \`ttl\`.
   Duplicate keys (or coin types) inside one list are a 400. Limits: 100 text records (key ≤ 255, value ≤ 4096
-  characters), 50 address records (each valid for its coin type, stored in canonical form, e.g. EIP-55), 50
-  metadata entries (key ≤ 255, value ≤ 1024), contenthash ≤ 512 characters and encodable (ipfs, ipns, bzz, sia, ar),
-  ttl 0 to 2^31-1 seconds. A label is one ENSIP-15 label of at most 255 bytes.
+  characters), 50 address records (each valid for its coin type, stored in canonical form, e.g. EIP-55), 20
+  metadata entries (key ≤ 64, value ≤ 256, the whole map ≤ 1024 bytes as JSON: it is kept in an index for fast
+  counts), contenthash ≤ 512 characters and encodable (ipfs, ipns, bzz, sia, ar), ttl 0 to 2^31-1 seconds. A label
+  is one ENSIP-15 label of at most 255 bytes.
 - **Records**: \`addresses\` is keyed by coin type (decimal); \`owner\`, \`contenthash\` and \`ttl\` are null when unset.
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.

@@ -13,7 +13,7 @@ import { KeysUsageError, runKeysCommand } from '../src/cli/keys-command';
 import type { OffchainDb } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { startTestService, type TestService } from './helpers';
+import { ensureTestExtensions, startTestService, type TestService } from './helpers';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -97,6 +97,7 @@ describe('API key operator command (npm script entry point, same database config
 
   beforeAll(async () => {
     if (process.env.DATABASE_URL) {
+      await ensureTestExtensions();
       pgDb = await createTestDatabase<OffchainDatabase>();
       env = { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: pgDb.schema ?? '' };
     } else {

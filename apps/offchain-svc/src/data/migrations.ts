@@ -3,10 +3,11 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export const MIGRATION_TABLE = 'offchain_migrations';
 
 /**
- * The service's tables. Search is served by indexes: (parent_name, label) for parent + order by label, a pg_trgm
- * GIN index on label for the case-insensitive substring search, a jsonb_path_ops GIN index for metadata
- * containment filters, and (owner, parent_name, label) for owner filters. Names use the "C" collation: labels
- * are ordered by code point on every server, and the btree indexes need no locale.
+ * The service's tables (after 0003): searches are served by parent-scoped indexes — (parent_name, label)
+ * INCLUDE (metadata, owner, id) for paging by label and counting, GIN (parent_name, label gin_trgm_ops) for the
+ * case-insensitive substring search, GIN (parent_name, metadata jsonb_path_ops) for metadata filters, and
+ * (owner, parent_name, label) for owner filters. Needs pg_trgm and btree_gin (PGlite: load both modules). Names
+ * use the "C" collation: labels are ordered by code point on every server, and the btree indexes need no locale.
  */
 export const migrations: Record<string, Migration> = {
   '0001_subnames': {
@@ -59,15 +60,26 @@ export const migrations: Record<string, Migration> = {
         )`.execute(db);
     },
   },
-  '0003_parent_label_covering': {
-    // totalItems of a parent + metadata search counts every match; with metadata INCLUDEd in the (parent_name,
-    // label) index that count is an index-only scan instead of one heap page per candidate row (100x faster at
-    // 1M rows for a broad filter). The request schema caps metadata (1 KB as JSON) so the index tuple always fits.
+  '0003_parent_scoped_indexes': {
+    // Every search is scoped by parent, so the indexes are too. The (parent_name, label) btree INCLUDEs metadata,
+    // owner and id: a page is picked and totalItems counted from the index alone (index-only scans), instead of
+    // one table page per candidate row (100x faster at 1M rows for a broad filter); the request schema caps
+    // metadata (1 KB as JSON) so that an entry always fits. The trigram and jsonb GIN indexes lead with
+    // parent_name (btree_gin), so GIN intersects the parent with the label trigrams or metadata entries.
     up: async (db: Kysely<unknown>) => {
+      await sql`CREATE EXTENSION IF NOT EXISTS btree_gin`.execute(db);
       await sql`DROP INDEX offchain_subnames_parent_label_idx`.execute(db);
       await sql`
         CREATE UNIQUE INDEX offchain_subnames_parent_label_idx
-        ON offchain_subnames (parent_name, label) INCLUDE (metadata)`.execute(db);
+        ON offchain_subnames (parent_name, label) INCLUDE (metadata, owner, id)`.execute(db);
+      await sql`DROP INDEX offchain_subnames_label_trgm_idx`.execute(db);
+      await sql`
+        CREATE INDEX offchain_subnames_label_trgm_idx
+        ON offchain_subnames USING gin (parent_name, label gin_trgm_ops)`.execute(db);
+      await sql`DROP INDEX offchain_subnames_metadata_idx`.execute(db);
+      await sql`
+        CREATE INDEX offchain_subnames_metadata_idx
+        ON offchain_subnames USING gin (parent_name, metadata jsonb_path_ops)`.execute(db);
     },
   },
 };

@@ -146,13 +146,20 @@ export async function searchSubnames(
   if (filter.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
     query = query.where(sql<boolean>`metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
   }
+  // The page is picked by id from the index alone (index-only scan), then its rows are read by primary key.
+  const pageIds = query
+    .select('id')
+    .orderBy('label')
+    .orderBy('parent_name')
+    .limit(filter.size)
+    .offset((filter.page - 1) * filter.size);
   const [rows, count] = await Promise.all([
-    query
+    db
+      .selectFrom('offchain_subnames')
       .selectAll()
+      .where('id', 'in', pageIds)
       .orderBy('label')
       .orderBy('parent_name')
-      .limit(filter.size)
-      .offset((filter.page - 1) * filter.size)
       .execute(),
     query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
