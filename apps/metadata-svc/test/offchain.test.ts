@@ -4,11 +4,10 @@ import { Wallet } from 'ethers';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { createLogger, loadConfig } from '@nrp/server';
-import { createTestDatabase, type EnsChain } from '@nrp/testkit';
-// The real offchain subname service, started in-process: ownership and records come from its HTTP API.
-import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
-import { createService as createOffchainService } from '../../offchain-svc/src/service';
+import type { EnsChain } from '@nrp/testkit';
+// The real offchain subname service, started in-process through its own test helper (its database, its
+// extensions): ownership and records come from its HTTP API, never from its tables.
+import { startTestService as startOffchainService } from '../../offchain-svc/test/helpers';
 import { processPending, stableImageUrl } from '../src/images';
 import {
   png,
@@ -62,23 +61,14 @@ beforeAll(async () => {
   );
   await chain.ens.registerEthName('off', alice.address, { resolver });
 
-  const offchainDb = await createTestDatabase<never>();
-  const offchain = await createOffchainService(
-    loadConfig(offchainConfigSchema, {
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
-      GATEWAY_RESOLVER_ADDRESS: resolver,
-      BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
-      BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
-    }),
-    createLogger('offchain', 'silent'),
-    { db: offchainDb as never },
-  );
+  const offchain = await startOffchainService({
+    GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
+    GATEWAY_RESOLVER_ADDRESS: resolver,
+    BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
+    BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
+  });
   listener = offchain.app;
-  closeOffchain = async () => {
-    for (const step of offchain.onShutdown) await step();
-  };
+  closeOffchain = () => offchain.close();
 
   h = await startHarness(chain, { OFFCHAIN_URL: offchainUrl });
   await putSubname({
