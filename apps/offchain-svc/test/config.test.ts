@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig } from '@nrp/server';
+import { configSchema } from '../src/config';
+
+describe('offchain-svc configuration', () => {
+  it('defaults: PGlite in memory, no gateway key, 300 s answers', () => {
+    const config = loadConfig(configSchema, {});
+    expect(config).toMatchObject({ PORT: 3003, GATEWAY_TTL_SECONDS: 300, DATABASE_POOL_MAX: 10 });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.GATEWAY_SIGNER_KEY).toBeUndefined();
+  });
+
+  it('treats empty variables as unset and normalises the bootstrap parents', () => {
+    const config = loadConfig(configSchema, {
+      DATABASE_URL: '',
+      GATEWAY_SIGNER_KEY: '',
+      BOOTSTRAP_API_KEY_HASH: 'AB'.repeat(32),
+      BOOTSTRAP_API_KEY_PARENTS: ' Offchain.ETH, demo.eth ,',
+      GATEWAY_RESOLVER_ADDRESS: '0xc6e7df5e7b4f2a278906862b61205850344d4e7d',
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.BOOTSTRAP_API_KEY_PARENTS).toEqual(['offchain.eth', 'demo.eth']);
+    expect(config.GATEWAY_RESOLVER_ADDRESS).toBe('0xc6e7DF5E7b4f2A278906862b61205850344D4e7d');
+  });
+
+  it.each([
+    ['GATEWAY_SIGNER_KEY', '0x1234'],
+    ['GATEWAY_TTL_SECONDS', '0'],
+    ['GATEWAY_RESOLVER_ADDRESS', 'nope'],
+    ['BOOTSTRAP_API_KEY_HASH', 'not-a-hash'],
+    ['BOOTSTRAP_API_KEY_PARENTS', 'demo..eth'],
+    ['DATABASE_SCHEMA', 'Bad-Schema'],
+    ['DATABASE_URL', 'not a url'],
+  ])('a bad %s is one clear line naming it', (variable, value) => {
+    expect(() => loadConfig(configSchema, { [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig(configSchema, { [variable]: value })).toThrow(
+      new RegExp(`^Invalid configuration: ${variable}:`),
+    );
+  });
+});
