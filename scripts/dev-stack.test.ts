@@ -52,29 +52,47 @@ async function waitFor(check: () => boolean, what: string, timeoutMs: number): P
 }
 
 /**
- * The runnable part of each README shell block that calls curl: its curl commands and the variable assignments
- * they use, continuation lines joined. Other commands (npm, docker, kubectl) are left out.
+ * Each README shell block that calls curl, whole, continuation lines joined. Blocks that install or deploy (npm,
+ * docker, kubectl) are not examples to run here.
  */
-function readmeCurlScripts(file: string): string[] {
+function readmeExampleBlocks(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const scripts: string[] = [];
-  for (const block of text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)) {
-    const lines = (block[1] ?? '')
-      .replace(/\\\n\s*/g, ' ')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line.startsWith('curl ') || /^(export )?[A-Za-z_][A-Za-z0-9_]*=/.test(line));
-    if (lines.some((line) => line.startsWith('curl '))) scripts.push(lines.join('\n'));
-  }
-  return scripts;
+  return [...text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)]
+    .map((block) => block[1] ?? '')
+    .filter((block) => /^curl /m.test(block) && !/^(npm|docker|kubectl) /m.test(block));
 }
 
-function run(command: string): Promise<{ code: number; output: string }> {
+/**
+ * Points a README block at this test's stack and makes each curl fail on an HTTP error, except those after a
+ * comment announcing error answers (`# 400s`), which show failures on purpose.
+ */
+function adaptExample(block: string, ports: Record<string, number | undefined>, stackFile: string): string {
+  let expectErrors = false;
+  return block
+    .replace(
+      /(localhost|127\.0\.0\.1):(300[1-4]|8545)/g,
+      (_m, host: string, port: string) => `${host}:${ports[port]}`,
+    )
+    .replaceAll('./.data/dev-stack.json', stackFile)
+    .replaceAll('.data/dev-stack.json', stackFile)
+    .split('\n')
+    .map((line) => {
+      if (/^#\s*4\d\d/.test(line)) expectErrors = true;
+      return !expectErrors && line.startsWith('curl ')
+        ? line.replace(/^curl /, 'curl --fail-with-body -sS ')
+        : line;
+    })
+    .join('\n');
+}
+
+/** Runs in `cwd` (files the examples write stay out of the repository); `node -e` examples find its packages. */
+function run(command: string, cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
+    const env = { ...process.env, NODE_PATH: path.join(root, 'node_modules') };
     execFile(
       'bash',
-      ['-o', 'pipefail', '-c', command],
-      { cwd: root, timeout: 30_000 },
+      ['-e', '-o', 'pipefail', '-c', command],
+      { cwd, env, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, output: `${stdout}${stderr}` });
@@ -205,22 +223,15 @@ describe('npm start (the dev stack)', () => {
       '3004': ports.RESOLVER_PORT,
       '8545': ports.ANVIL_PORT,
     };
-    const scripts = readmes.flatMap((file) => {
-      const found = readmeCurlScripts(path.join(root, file));
-      if (found.length === 0) throw new Error(`${file} has no curl examples`);
-      return found;
-    });
-    for (const original of scripts) {
-      const command = original
-        .replace(
-          /(localhost|127\.0\.0\.1):(300[1-4]|8545)/g,
-          (_m, host: string, port: string) => `${host}:${byPort[port]}`,
-        )
-        .replaceAll('.data/dev-stack.json', path.join(dataDir, 'dev-stack.json'))
-        .replace(/^curl /gm, 'curl --fail-with-body -sS ');
-      const result = await run(command);
-      if (result.code !== 0)
-        throw new Error(`README example failed (exit ${result.code}):\n${original}\n${result.output}`);
+    const stackFile = path.join(dataDir, 'dev-stack.json');
+    for (const file of readmes) {
+      const blocks = readmeExampleBlocks(path.join(root, file));
+      if (blocks.length === 0) throw new Error(`${file} has no curl examples`);
+      for (const block of blocks) {
+        const result = await run(adaptExample(block, byPort, stackFile), dataDir);
+        if (result.code !== 0)
+          throw new Error(`${file} example failed (exit ${result.code}):\n${block}\n${result.output}`);
+      }
     }
   }, 120_000);
 

@@ -71,7 +71,13 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
       BLOB_DIR: path.join(dir, 'blobs'),
       PUBLIC_BASE_URL: base,
       SIWE_DOMAINS: [
-        ...new Set([host, 'localhost:3001', 'localhost:3000', 'localhost:5173', 'localhost']),
+        ...new Set([
+          host,
+          `localhost:${new URL(base).port}`,
+          'localhost:3000',
+          'localhost:5173',
+          'localhost',
+        ]),
       ].join(','),
       OFFCHAIN_URL: ctx.services.offchain,
     },
