@@ -34,7 +34,16 @@ export function baseConfigSchema(defaultPort: number) {
 
 export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;
 
-/** Parses the environment; the first bad variable becomes one clear line. */
+const SECRET_NAME = /KEY|SECRET|PASSWORD|TOKEN/i;
+
+/** How a bad value is quoted in the error line: secrets never, URLs without their credentials. */
+function describeValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'it is not set';
+  if (SECRET_NAME.test(variable)) return 'the value is not shown';
+  return `got ${JSON.stringify(value.replace(/\/\/[^/@\s]*@/, '//***@'))}`;
+}
+
+/** Parses the environment; every bad variable is named on one line. */
 export function loadConfig<T extends z.ZodType>(
   schema: T,
   env: NodeJS.ProcessEnv = process.env,
@@ -44,8 +53,7 @@ export function loadConfig<T extends z.ZodType>(
   const lines = result.error.issues.map((issue) => {
     const variable = issue.path.join('.') || '(environment)';
     const value = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
-    const got = value === undefined ? 'it is not set' : `got ${JSON.stringify(value)}`;
-    return `${variable}: ${issue.message} (${got})`;
+    return `${variable}: ${issue.message} (${describeValue(variable, value)})`;
   });
   throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
 }

@@ -22,6 +22,21 @@ describe('loadConfig', () => {
     }
   });
 
+  it('never quotes secrets, and quotes URLs without their credentials', () => {
+    const secretSchema = baseConfigSchema(3001).extend({
+      SIGNER_KEY: z.string().regex(/^0x[0-9a-f]{64}$/),
+      CACHE_URL: z.url().refine((url) => url.startsWith('rediss:'), 'must use TLS'),
+    });
+    expect(() =>
+      loadConfig(secretSchema, {
+        SIGNER_KEY: '0xdeadbeef-secret',
+        CACHE_URL: 'redis://user:hunter2@cache:6379',
+      }),
+    ).toThrow(
+      /^Invalid configuration: SIGNER_KEY: .*\(the value is not shown\); CACHE_URL: must use TLS \(got "redis:\/\/\*\*\*@cache:6379"\)$/,
+    );
+  });
+
   it('parses TRUST_PROXY as express expects', () => {
     expect(parseTrustProxy('true')).toBe(true);
     expect(parseTrustProxy('false')).toBe(false);
