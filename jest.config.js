@@ -3,12 +3,6 @@
 const esmPackages = [
   // PGlite's CommonJS build loads Node built-ins with import(), which jest only runs when transformed to require().
   '@electric-sql/pglite',
-  'file-type',
-  'strtok3',
-  'token-types',
-  'peek-readable',
-  '@tokenizer',
-  'uint8array-extras',
   '@ensdomains/address-encoder',
   '@ensdomains/content-hash',
   '@noble',

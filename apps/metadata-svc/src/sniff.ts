@@ -1,9 +1,8 @@
 /**
  * The type of a file from its first bytes (magic numbers), never from its name or declared type. Raster types
  * this service accepts are named exactly; a few common others are named for the error message.
- *
- * (`file-type` does the same for hundreds of formats, but its ESM dependency chain does not load under this
- * repository's jest transform list; these signatures are the ones from the formats' specifications.)
+ * The signatures are the ones from the formats' specifications; a sniffed raster is then decoded by sharp,
+ * which is the real proof that it is an image.
  */
 export type SniffedType =
   | { kind: 'raster'; format: 'png' | 'jpeg' | 'gif' | 'webp'; mime: string }
