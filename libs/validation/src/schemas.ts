@@ -34,7 +34,7 @@ export const ethAddress = z
   .transform((value) => getAddress(value))
   .meta({
     description: 'Ethereum address (0x + 40 hex digits).',
-    example: '0x70997970C51812dc3A010C7d01b50e554d6Fb8db',
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
   });
 
 export const hexString = z

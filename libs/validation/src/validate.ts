@@ -18,11 +18,7 @@ function isNameIssue(issue: z.core.$ZodIssue): boolean {
 }
 
 export function validationProblem(part: RequestPart, error: z.ZodError): ProblemError {
-  const errors = fieldErrors(part, error);
-  const onlyNames = error.issues.length > 0 && error.issues.every(isNameIssue);
-  const def = onlyNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
-  const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-  return new ProblemError(def, detail, { errors });
+  return requestProblem([{ part, error }]);
 }
 
 /** Parses one part of a request or throws the 400 problem for it. */
@@ -41,31 +37,28 @@ export interface RequestSchemas {
 /** Validated values are left on `res.locals.input` as `{ params, query, body }`. */
 export function validateRequest(schemas: RequestSchemas): RequestHandler {
   return (req, res, next) => {
-    const problems: FieldError[] = [];
+    const issues: Array<{ part: RequestPart; error: z.ZodError }> = [];
     const input: Record<RequestPart, unknown> = { params: {}, query: {}, body: undefined };
-    let firstProblem: ProblemError | undefined;
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
       if (!schema) continue;
-      try {
-        input[part] = parsePart(part, schema, req[part]);
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        firstProblem ??= err;
-        problems.push(...(err.errors ?? []));
-      }
+      const result = schema.safeParse(req[part] ?? {});
+      if (result.success) input[part] = result.data;
+      else issues.push({ part, error: result.error });
     }
-    if (firstProblem) {
-      const allNames = problems.length > 0 && firstProblem.def === commonProblems.INVALID_NAME;
-      const def = allNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
-      next(
-        new ProblemError(def, problems.map((e) => `${e.path}: ${e.message}`).join('; '), {
-          errors: problems,
-        }),
-      );
+    if (issues.length > 0) {
+      next(requestProblem(issues));
       return;
     }
     res.locals.input = input;
     next();
   };
+}
+
+/** One 400 for every bad field of the request: INVALID_NAME only when every failure is a name failure. */
+function requestProblem(issues: Array<{ part: RequestPart; error: z.ZodError }>): ProblemError {
+  const errors = issues.flatMap(({ part, error }) => fieldErrors(part, error));
+  const onlyNames = issues.every(({ error }) => error.issues.every(isNameIssue));
+  const def = onlyNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
+  return new ProblemError(def, errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
 }
