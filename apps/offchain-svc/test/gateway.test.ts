@@ -13,7 +13,6 @@ import {
 } from 'ethers';
 import request from 'supertest';
 import {
-  offchainResolverInterface,
   resolverInterface,
   signOffchainResolverResponse,
   universalResolverInterface,
@@ -326,9 +325,5 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
         await other.close();
       }
     });
-  });
-
-  it('exposes the OffchainResolver ABI it is proven against', () => {
-    expect(offchainResolverInterface.getFunction('resolveWithProof')).toBeTruthy();
   });
 });

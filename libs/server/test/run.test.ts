@@ -17,6 +17,8 @@ function get(url: string): Promise<{ status: number; body: string }> {
 describe('runService graceful shutdown', () => {
   it('drains in-flight requests, refuses new ones, then closes dependencies', async () => {
     const closed: string[] = [];
+    let markStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
     const app = createApp({
       service: 'shutdown-test',
       version: '0.0.0',
@@ -33,6 +35,7 @@ describe('runService graceful shutdown', () => {
           query: z.object({}),
           responses: { 200: { description: 'ok' } },
           handler: async () => {
+            markStarted();
             await new Promise((resolve) => setTimeout(resolve, 300));
             return { done: true };
           },
@@ -48,7 +51,7 @@ describe('runService graceful shutdown', () => {
       onShutdown: [async () => void closed.push('db')],
     });
     const inFlight = get(`${running.url}/slow`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await started;
     const stopping = running.shutdown('test');
     await expect(get(`${running.url}/health`)).rejects.toThrow(/ECONNREFUSED/);
     expect(await inFlight).toEqual({ status: 200, body: '{"done":true}' });

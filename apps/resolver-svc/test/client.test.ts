@@ -18,7 +18,7 @@ import {
   startResolverFixture,
   type ResolverFixture,
   type TestService,
-} from '../../../apps/resolver-svc/test/fixture';
+} from './fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;
