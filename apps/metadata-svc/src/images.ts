@@ -156,6 +156,7 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
   }
   const existing = await findConfirmed(ctx.db, { network, node, kind });
   const replacedPending = await storeRow(ctx, row, image.bytes, (r) => replacePending(ctx.db, r));
+  resetGetCheck(ctx, { network, node, kind });
   return {
     ...base,
     isUpdate: existing !== undefined || replacedPending !== undefined,
@@ -202,23 +203,25 @@ export async function deleteImage(
 }
 
 /**
- * Confirms a pending upload if, now, the record points at the stable URL and the uploader owns the name; discards
- * it if its window has passed. Returns true when it became the visible image.
+ * Confirms, among the pending uploads of ONE name and kind, the one whose uploader owns the name, if the record
+ * now points at the stable URL. The record and the owner are each read once for the whole group (not once per
+ * uploader), and the owner only when the record is set. Returns true when an upload became the visible image.
  */
-export async function checkPending(ctx: MetadataContext, pending: Image): Promise<boolean> {
+export async function checkPendingGroup(ctx: MetadataContext, rows: Image[]): Promise<boolean> {
   const now = ctx.now();
-  if (!pending.pending_until || pending.pending_until.getTime() <= now.getTime()) {
-    await sweepExpiredPending(ctx);
-    return false;
-  }
-  const network = pending.network as NetworkName;
+  const live = rows.filter((r) => r.pending_until !== null && r.pending_until.getTime() > now.getTime());
+  if (live.length < rows.length) await sweepExpiredPending(ctx);
+  const first = live[0];
+  if (!first) return false;
+  const network = first.network as NetworkName;
   const access = ctx.networks[network];
   if (!access) return false;
-  const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, pending.name, pending.kind);
-  const record = await readTextRecord(access, pending.name, pending.kind);
+  const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, first.name, first.kind);
+  const record = await readTextRecord(access, first.name, first.kind);
   if (!recordPointsAt(record, url)) return false;
-  const owner = await findOwner(access, ctx.offchain, pending.name);
-  if (owner.owner === null || owner.owner.toLowerCase() !== pending.uploader) return false;
+  const { owner } = await findOwner(access, ctx.offchain, first.name);
+  const pending = owner === null ? undefined : live.find((r) => r.uploader === owner.toLowerCase());
+  if (!pending) return false;
   const outcome = await confirmPending(ctx.db, pending, ctx.now());
   if (!outcome.confirmed) return false;
   await dropBytes(ctx, [outcome.replaced]);
@@ -227,16 +230,66 @@ export async function checkPending(ctx: MetadataContext, pending: Image): Promis
   return true;
 }
 
-/** Checks the pending uploads of one name and kind (used by GET); upstream failures only log. */
-export async function checkPendingFor(ctx: MetadataContext, target: ImageTarget): Promise<void> {
-  const pending = await findPending(ctx.db, target);
-  for (const row of pending) {
-    try {
-      if (await checkPending(ctx, row)) return;
-    } catch (err) {
-      ctx.logger.warn({ err, id: row.id }, 'checking a pending upload failed');
-    }
+/**
+ * A GET checks a name's pending uploads at most once per this many milliseconds per process (concurrent GETs of
+ * the same name share one check); the worker still checks every PENDING_CHECK_INTERVAL_MS.
+ */
+export const GET_PENDING_CHECK_INTERVAL_MS = 3000;
+const MAX_TRACKED_TARGETS = 10_000;
+
+interface GetChecks {
+  /** ctx.now() ms of the last check started by a GET, per target. */
+  last: Map<string, number>;
+  inFlight: Map<string, Promise<void>>;
+}
+const getChecks = new WeakMap<MetadataContext, GetChecks>();
+
+function getChecksOf(ctx: MetadataContext): GetChecks {
+  let checks = getChecks.get(ctx);
+  if (!checks) {
+    checks = { last: new Map(), inFlight: new Map() };
+    getChecks.set(ctx, checks);
   }
+  return checks;
+}
+
+const targetKey = (t: ImageTarget): string => `${t.network}/${t.node}/${t.kind}`;
+
+/**
+ * Checks the pending uploads of one name and kind (used by every unauthenticated GET, so bounded: at most one
+ * check per target per GET_PENDING_CHECK_INTERVAL_MS in this process, concurrent callers share it, and a check
+ * costs one record read and at most one owner read whatever the number of pending uploads). Upstream failures
+ * only log.
+ */
+export async function checkPendingFor(ctx: MetadataContext, target: ImageTarget): Promise<void> {
+  const checks = getChecksOf(ctx);
+  const key = targetKey(target);
+  const running = checks.inFlight.get(key);
+  if (running) return running;
+  const now = ctx.now().getTime();
+  const last = checks.last.get(key);
+  if (last !== undefined && now - last < GET_PENDING_CHECK_INTERVAL_MS) return;
+  if (checks.last.size >= MAX_TRACKED_TARGETS) {
+    for (const [k, t] of checks.last) if (now - t >= GET_PENDING_CHECK_INTERVAL_MS) checks.last.delete(k);
+    if (checks.last.size >= MAX_TRACKED_TARGETS) checks.last.clear();
+  }
+  checks.last.set(key, now);
+  const run = (async () => {
+    try {
+      await checkPendingGroup(ctx, await findPending(ctx.db, target));
+    } catch (err) {
+      ctx.logger.warn({ err, ...target }, 'checking pending uploads failed');
+    } finally {
+      checks.inFlight.delete(key);
+    }
+  })();
+  checks.inFlight.set(key, run);
+  return run;
+}
+
+/** Forgets when a GET last checked `target`, so the next GET checks at once (a new pending upload arrived). */
+function resetGetCheck(ctx: MetadataContext, target: ImageTarget): void {
+  getChecks.get(ctx)?.last.delete(targetKey(target));
 }
 
 /** Removes pending uploads whose window has passed: their rows, then their bytes. Returns how many. */
@@ -246,17 +299,22 @@ export async function sweepExpiredPending(ctx: MetadataContext): Promise<number>
   return expired.length;
 }
 
-/** One pass of the worker: discard expired pending uploads, then try to confirm the live ones. */
+/** One pass of the worker: discard expired pending uploads, then check the live ones, one group per name and kind. */
 export async function processPending(
   ctx: MetadataContext,
 ): Promise<{ discarded: number; confirmed: number }> {
   const discarded = await sweepExpiredPending(ctx);
-  let confirmed = 0;
+  const groups = new Map<string, Image[]>();
   for (const row of await listLivePending(ctx.db, ctx.now())) {
+    const key = targetKey(row);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  let confirmed = 0;
+  for (const rows of groups.values()) {
     try {
-      if (await checkPending(ctx, row)) confirmed++;
+      if (await checkPendingGroup(ctx, rows)) confirmed++;
     } catch (err) {
-      ctx.logger.warn({ err, id: row.id }, 'checking a pending upload failed');
+      ctx.logger.warn({ err, ids: rows.map((r) => r.id) }, 'checking pending uploads failed');
     }
   }
   return { discarded, confirmed };

@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
-import { processPending, stableImageUrl } from '../src/images';
+import { GET_PENDING_CHECK_INTERVAL_MS, processPending, stableImageUrl } from '../src/images';
 import {
   buildMessage,
   imageRows,
@@ -47,6 +47,7 @@ beforeAll(async () => {
     'files',
     'svg',
     'hdr',
+    'crowd',
   ]) {
     await chain.ens.registerEthName(label, alice.address);
   }
@@ -388,7 +389,60 @@ describe('upload states', () => {
     await upload(app, path('getcheck.eth'), 'avatar', image, fields).expect(200);
     await request(app).get(path('getcheck.eth')).expect(404);
     await chain.ens.setText('getcheck.eth', 'avatar', url('getcheck.eth'));
+    // GETs of one name check at most once per GET_PENDING_CHECK_INTERVAL_MS.
+    await request(app).get(path('getcheck.eth')).expect(404);
+    h.advance(GET_PENDING_CHECK_INTERVAL_MS);
     await request(app).get(path('getcheck.eth')).expect(200);
+  });
+
+  it('reads the record and the owner once per name, whatever the number of pending uploaders; GETs are bounded', async () => {
+    const uploaders = [bob, walletOf(chain, 3), walletOf(chain, 4), alice];
+    for (const wallet of uploaders) {
+      await upload(app, path('crowd.eth'), 'avatar', image, await signedFields(app, wallet)).expect(200);
+    }
+    expect(await rowsFor('crowd.eth')).toHaveLength(4);
+    const { provider, config } = h.service.context.networks.sepolia;
+    const calls = jest.spyOn(provider, 'call');
+    const crowd = [Buffer.from('crowd').toString('hex'), namehash('crowd.eth').slice(2)];
+    // Calls to `address` about crowd.eth (its DNS-encoded name in a resolve, its namehash in an owner read).
+    const callsTo = (address: string) =>
+      calls.mock.calls.filter(
+        ([tx]) =>
+          String(tx.to).toLowerCase() === address.toLowerCase() &&
+          crowd.some((part) => String(tx.data).includes(part)),
+      ).length;
+    try {
+      // Record not set: one resolve for the four uploads, no owner read.
+      await request(app).get(path('crowd.eth')).expect(404);
+      expect(callsTo(config.ens.universalResolver)).toBe(1);
+      expect(calls).toHaveBeenCalledTimes(1);
+      // Within the interval, GETs (concurrent or not) make no RPC call at all.
+      await Promise.all([1, 2, 3].map(() => request(app).get(path('crowd.eth')).expect(404)));
+      expect(calls).toHaveBeenCalledTimes(1);
+      // The worker is not throttled, and also reads once per name.
+      expect(await processPending(h.service.context)).toEqual({ discarded: 0, confirmed: 0 });
+      expect(callsTo(config.ens.universalResolver)).toBe(2);
+      expect(callsTo(config.ens.ensRegistry)).toBe(0);
+
+      await chain.ens.setText('crowd.eth', 'avatar', url('crowd.eth'));
+      calls.mockClear();
+      await request(app).get(path('crowd.eth')).expect(404);
+      expect(calls).toHaveBeenCalledTimes(0);
+      h.advance(GET_PENDING_CHECK_INTERVAL_MS);
+      await Promise.all([1, 2, 3].map(() => request(app).get(path('crowd.eth'))));
+      // One resolve and one registry owner read, then the owner's upload (the last of four) is confirmed.
+      expect(callsTo(config.ens.universalResolver)).toBe(1);
+      expect(callsTo(config.ens.ensRegistry)).toBe(1);
+      expect(calls).toHaveBeenCalledTimes(2);
+    } finally {
+      calls.mockRestore();
+    }
+    await request(app).get(path('crowd.eth')).expect(200);
+    const rows = await rowsFor('crowd.eth');
+    expect(rows.filter((r) => r.status === 'confirmed').map((r) => r.uploader)).toEqual([
+      alice.address.toLowerCase(),
+    ]);
+    expect(rows.filter((r) => r.status === 'pending')).toHaveLength(3);
   });
 
   it('discards a pending upload (row and bytes) when the window passes; a second one replaced the first', async () => {

@@ -24,6 +24,12 @@ import { uploadGate } from '../upload-gate';
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 const signInProblems = Object.values(authProblems);
 
+/** The bytes `multipartUpload` left on the request (it answers MISSING_FILE/EMPTY_FILE itself, before this). */
+function uploadedBytes(file: { buffer: Buffer } | undefined): Buffer {
+  if (!file) throw new Error('multipartUpload must run before the upload handler');
+  return file.buffer;
+}
+
 function routesFor(
   ctx: MetadataContext,
   kind: ImageKind,
@@ -76,10 +82,7 @@ function routesFor(
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) =>
         withDependencyProblems(async () => {
-          const file = req.file;
-          if (!file)
-            throw new ProblemError(problems.MISSING_FILE, `The multipart field "${kind}" is missing.`);
-          const image = await validateImage(file.buffer, ctx.config.MAX_IMAGE_PIXELS);
+          const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
           const session = await signIn(ctx, params.network, kind, body);
           const { url, ...result } = await uploadImage(ctx, {
             network: params.network,
