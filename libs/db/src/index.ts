@@ -10,3 +10,5 @@ export {
   isForeignKeyViolation,
   isSerializationFailure,
 } from './errors';
+export { databaseEnvSchema, databaseFromEnv, databaseSchemaEnv, requireDatabaseUrlInProduction } from './env';
+export type { DatabaseEnv } from './env';

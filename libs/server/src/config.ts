@@ -8,12 +8,26 @@ export class ConfigError extends Error {
   }
 }
 
-const commaSeparated = z.string().transform((value) =>
+/** An unset variable and an empty one mean the same: not configured. */
+export const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+/** `schema`, or undefined when the variable is unset or empty. */
+export const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/** A comma-separated list; blanks around items and empty items are dropped. */
+export const commaSeparated = z.string().transform((value) =>
   value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean),
 );
+
+export const positiveInt = z.coerce.number().int().positive();
+export const nonNegativeInt = z.coerce.number().int().min(0);
 
 /** Variables every service reads. Services extend this with their own. */
 export function baseConfigSchema(defaultPort: number) {

@@ -4,6 +4,7 @@ export * from './logger';
 export * from './metrics';
 export * from './openapi';
 export * from './rate-limit';
+export * from './redis';
 export * from './route';
 export * from './run';
 export { readPackageVersion } from './docs';

@@ -1,0 +1,64 @@
+import type { Extension } from '@electric-sql/pglite';
+import { z } from 'zod';
+import { createDatabase, type DatabaseHandle } from './database';
+
+/** An unset variable and an empty one mean the same: not configured. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use lower-case letters, digits and _');
+
+/** DATABASE_SCHEMA with a service's own default (so services sharing one PostgreSQL keep apart). */
+export const databaseSchemaEnv = (defaultSchema: string) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schemaName.default(defaultSchema));
+
+/**
+ * Where a service keeps its tables, the same variables in every service:
+ * - `DATABASE_URL`: postgres:// connection string; when unset an embedded PGlite database is used,
+ * - `PGLITE_DATA_DIR`: PGlite's data directory; in memory when unset too (ignored with DATABASE_URL),
+ * - `DATABASE_SCHEMA`: schema of the tables (created if missing),
+ * - `DATABASE_POOL_MAX`: PostgreSQL pool size.
+ * With `NODE_ENV=production` DATABASE_URL is required: a PGlite database is for development and tests.
+ * Services extend their config with its `shape` and end it with `.superRefine(requireDatabaseUrlInProduction)`.
+ */
+const databaseEnvShape = {
+  DATABASE_URL: unsetWhenEmpty(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })),
+  DATABASE_SCHEMA: unsetWhenEmpty(schemaName),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  PGLITE_DATA_DIR: unsetWhenEmpty(z.string()),
+  NODE_ENV: unsetWhenEmpty(z.string()),
+};
+
+/** The check `databaseEnvSchema` applies; a config that extends its shape adds it with `.superRefine`. */
+export function requireDatabaseUrlInProduction(
+  env: { NODE_ENV?: string; DATABASE_URL?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DATABASE_URL'],
+      message: 'required when NODE_ENV=production (PGlite is for development and tests)',
+    });
+  }
+}
+
+export const databaseEnvSchema = z.object(databaseEnvShape).superRefine(requireDatabaseUrlInProduction);
+
+export type DatabaseEnv = z.output<typeof databaseEnvSchema>;
+
+/** Opens the database the parsed variables describe; `pgliteExtensions` as in `createDatabase`. */
+export function databaseFromEnv<DB>(
+  env: Pick<DatabaseEnv, 'DATABASE_URL' | 'DATABASE_SCHEMA' | 'PGLITE_DATA_DIR'> & {
+    DATABASE_POOL_MAX?: number;
+  },
+  pgliteExtensions?: Record<string, Extension>,
+): DatabaseHandle<DB> {
+  return createDatabase<DB>({
+    url: env.DATABASE_URL,
+    dataDir: env.PGLITE_DATA_DIR,
+    schema: env.DATABASE_SCHEMA,
+    poolMax: env.DATABASE_POOL_MAX,
+    pgliteExtensions,
+  });
+}
