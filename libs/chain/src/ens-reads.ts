@@ -150,32 +150,79 @@ function describeRevert(data: string): string {
   return data;
 }
 
-function upstreamFromUr(context: string, parsed: ErrorDescription, cause: unknown): UpstreamError {
-  let message: string;
-  if (parsed.name === 'ResolverError')
-    message = `resolver reverted: ${describeRevert(String(parsed.args[0]))}`;
-  else if (parsed.name === 'HttpError')
-    message = `gateway HTTP ${String(parsed.args[0])}: ${String(parsed.args[1])}`;
-  else message = parsed.name;
-  return new UpstreamError(`${context}: ${message}`, {
-    upstreamCode: parsed.name,
-    upstreamMessage: message,
-    cause,
+/** An upstream failure read from revert data: the upstream's code and message. */
+interface RevertFailure {
+  code: string;
+  message: string;
+}
+
+const NOT_SET_ERRORS = new Set(['UnsupportedResolverProfile', 'ResolverNotFound', 'ResolverNotContract']);
+
+/**
+ * Classifies revert data of a resolver call as seen through the universal resolver: null when it means "this
+ * record is not there" (empty revert, a bare 4-byte selector, UnsupportedResolverProfile, no resolver,
+ * ResolverError wrapping UnsupportedResolverProfile), else the upstream failure: HttpError (a CCIP-Read gateway, possibly
+ * wrapped in ResolverError) or any other revert (ResolverError: bad signature, undecodable gateway answer, …).
+ */
+export function classifyRevert(data: string): RevertFailure | null {
+  if (data === '0x' || data.length === 10) return null;
+  let parsed: ErrorDescription | null = null;
+  try {
+    parsed = universalResolverInterface.parseError(data);
+  } catch {
+    parsed = null;
+  }
+  if (parsed && NOT_SET_ERRORS.has(parsed.name)) return null;
+  if (parsed?.name === 'HttpError') {
+    return {
+      code: 'HttpError',
+      message: `gateway HTTP ${String(parsed.args[0])}: ${String(parsed.args[1])}`,
+    };
+  }
+  if (parsed?.name === 'ResolverError') {
+    // An empty revert inside ResolverError is a failure: the real UniversalResolver wraps a reverting CCIP-Read
+    // callback (undecodable gateway answer) that way.
+    const inner = String(parsed.args[0]);
+    const failure = inner === '0x' || inner.length === 10 ? undefined : classifyRevert(inner);
+    if (failure === null || failure?.code === 'HttpError') return failure;
+    return { code: 'ResolverError', message: `resolver reverted: ${describeRevert(inner)}` };
+  }
+  if (parsed) return { code: parsed.name, message: parsed.name };
+  return { code: 'ResolverError', message: `resolver reverted: ${describeRevert(data)}` };
+}
+
+/**
+ * One slot of a universal resolver `multicall` answer. The UniversalResolver puts either the ABI-encoded answer
+ * (a whole number of 32-byte words) or the sub-call's raw revert data (4-byte selector + words; `0x` for an empty
+ * revert; the call's own selector when the resolver answered nothing) in each slot. Returns the answer, null when
+ * the record is absent (see `classifyRevert`), or the UpstreamError of that slot.
+ */
+export function classifyResolveSlot(data: string, context = 'resolver call'): Hex | null | UpstreamError {
+  const size = (data.length - 2) / 2;
+  if (size === 0) return null;
+  if (size % 32 === 0) return data as Hex;
+  const failure = classifyRevert(data);
+  if (failure === null) return null;
+  return new UpstreamError(`${context}: ${failure.message}`, {
+    upstreamCode: failure.code,
+    upstreamMessage: failure.message,
   });
 }
 
 export interface UniversalResolveResult {
   /** The resolver that answered, or null when the name has no (usable) resolver. */
   resolver: string | null;
-  /** One entry per call: the ABI-encoded answer, or null (no resolver, unsupported, failed sub-call, empty). */
+  /** One entry per call: the ABI-encoded answer, or null (no resolver, unsupported profile, empty answer). */
   results: Array<Hex | null>;
 }
 
 /**
  * Resolves `calls` (ABI-encoded resolver calls, e.g. `text(node,key)`) for `name` in ONE eth_call through the
  * universal resolver: `resolve(dnsEncode(name), multicall(calls))` (a single call is passed as is), with
- * ENSIP-10 wildcard and CCIP-Read. No resolver is not an error (resolver null, all results null). RPC and
- * gateway failures throw UpstreamError. `name` must be normalised.
+ * ENSIP-10 wildcard and CCIP-Read. No resolver, or a resolver without the profile of a call, is not an error
+ * (null results). RPC and gateway failures throw UpstreamError, including the failure of ONE slot of a
+ * multicall (e.g. HttpError from the batch gateway for an offchain sub-call): a partial answer would pass a
+ * failed record off as unset. `name` must be normalised.
  */
 export async function universalResolve(
   provider: Provider,
@@ -195,34 +242,54 @@ export async function universalResolve(
     });
   } catch (err) {
     const parsed = parseUrError(err);
-    if (parsed?.name === 'ResolverNotFound' || parsed?.name === 'ResolverNotContract') {
-      return { resolver: null, results: calls.map(() => null) };
+    const reverted = revertData(err);
+    if (parsed && reverted) {
+      const failure = classifyRevert(reverted);
+      // No resolver, or it does not implement the call(s): no records, not a failure.
+      if (failure === null) return { resolver: null, results: calls.map(() => null) };
+      throw new UpstreamError(`${context}: ${failure.message}`, {
+        upstreamCode: failure.code,
+        upstreamMessage: failure.message,
+        cause: err,
+      });
     }
-    if (single !== undefined && parsed?.name === 'UnsupportedResolverProfile') {
-      // The resolver does not implement this one call: no record, not a failure.
-      return { resolver: null, results: [null] };
-    }
-    if (parsed) throw upstreamFromUr(context, parsed, err);
     throw toUpstreamError(context, err);
   }
+  let resolver: string | null;
+  let slots: string[];
   try {
-    const [result, resolver] = universalResolverInterface.decodeFunctionResult('resolve', raw) as unknown as [
-      string,
-      string,
-    ];
-    if (single !== undefined) return { resolver: orNull(resolver), results: [emptyToNull(result)] };
-    const [answers] = resolverInterface.decodeFunctionResult('multicall', result) as unknown as [string[]];
-    if (answers.length !== calls.length) {
-      throw new Error(`multicall answered ${answers.length} results for ${calls.length} calls`);
+    const [result, resolverAddress] = universalResolverInterface.decodeFunctionResult(
+      'resolve',
+      raw,
+    ) as unknown as [string, string];
+    resolver = orNull(resolverAddress);
+    if (single !== undefined) return { resolver, results: [result === '0x' ? null : (result as Hex)] };
+    [slots] = resolverInterface.decodeFunctionResult('multicall', result) as unknown as [string[]];
+    if (slots.length !== calls.length) {
+      throw new Error(`multicall answered ${slots.length} results for ${calls.length} calls`);
     }
-    return { resolver: orNull(resolver), results: answers.map(emptyToNull) };
   } catch (err) {
     throw toUpstreamError(`${context}: undecodable answer`, err);
   }
+  const results = slots.map((slot, i) => {
+    const outcome = classifyResolveSlot(slot, `${context}: ${describeCall(calls[i])}`);
+    if (outcome instanceof UpstreamError) throw outcome;
+    return outcome;
+  });
+  return { resolver, results };
 }
 
-function emptyToNull(value: string): Hex | null {
-  return value === '0x' ? null : (value as Hex);
+/** `text(…, "avatar")`, `addr(…, 60)`: which record a call reads, for error messages. */
+function describeCall(call: Hex | undefined): string {
+  if (call === undefined) return 'call';
+  try {
+    const parsed = resolverInterface.parseTransaction({ data: call });
+    if (!parsed) return call.slice(0, 10);
+    const args = parsed.args.slice(1).map((a) => (typeof a === 'string' ? JSON.stringify(a) : String(a)));
+    return `${parsed.name}(${args.join(', ')})`;
+  } catch {
+    return call.slice(0, 10);
+  }
 }
 
 export interface UniversalReverseResult {
@@ -261,7 +328,17 @@ export async function universalReverse(
     if (parsed?.name === 'ReverseAddressMismatch') {
       return { name: null, resolver: null, reverseResolver: null, unverifiedName: String(parsed.args[0]) };
     }
-    if (parsed) throw upstreamFromUr(context, parsed, err);
+    const reverted = revertData(err);
+    if (parsed && reverted) {
+      const failure = classifyRevert(reverted);
+      // A reverse or forward resolver without the name/addr profile: no (verified) primary name.
+      if (failure === null) return { name: null, resolver: null, reverseResolver: null };
+      throw new UpstreamError(`${context}: ${failure.message}`, {
+        upstreamCode: failure.code,
+        upstreamMessage: failure.message,
+        cause: err,
+      });
+    }
     throw toUpstreamError(context, err);
   }
   try {

@@ -19,6 +19,16 @@ export {
 } from './networks';
 export { ChainProvider, createProvider } from './provider';
 export {
+  CcipReadUrlRefusedError,
+  ccipReadUrlRefusal,
+  checkCcipReadUrl,
+  isPrivateAddress,
+  normaliseOrigin,
+  type CcipReadUrlPolicy,
+} from './ccip-url-policy';
+export {
+  classifyResolveSlot,
+  classifyRevert,
   getOwner,
   getRegistryOwner,
   getResolverAddress,

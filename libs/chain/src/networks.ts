@@ -1,5 +1,6 @@
 import { getAddress } from 'ethers';
 import { z } from 'zod';
+import { normaliseOrigin } from './ccip-url-policy';
 
 export const NETWORK_NAMES = ['mainnet', 'sepolia'] as const;
 export type NetworkName = (typeof NETWORK_NAMES)[number];
@@ -22,6 +23,11 @@ export interface NetworkConfig {
   /** Timeout of one RPC request and of one CCIP-Read gateway fetch. */
   rpcTimeoutMs: number;
   ens: EnsAddresses;
+  /**
+   * Origins (`http://127.0.0.1:3003`) whose CCIP-Read gateway URLs are fetched even when plain http or private;
+   * every other gateway URL must be https to a public host. Unset: none.
+   */
+  ccipReadAllowedOrigins?: readonly string[];
 }
 
 export type NetworksConfig = Record<NetworkName, NetworkConfig>;
@@ -58,6 +64,21 @@ const addressSchema = z
   .transform((a) => getAddress(a.toLowerCase()));
 const urlSchema = z.url({ protocol: /^https?$/ });
 
+/** Comma-separated http(s) origins, normalised (`http://127.0.0.1:3003/` → `http://127.0.0.1:3003`). */
+const originListSchema = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const part of value.split(',')) {
+    if (part.trim() === '') continue;
+    try {
+      origins.push(normaliseOrigin(part));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `not an http(s) origin: ${part.trim()}` });
+      return z.NEVER;
+    }
+  }
+  return origins;
+});
+
 const ENV_SUFFIXES = {
   ensRegistry: 'ENS_REGISTRY',
   nameWrapper: 'NAME_WRAPPER',
@@ -73,7 +94,8 @@ function prefix(network: NetworkName): string {
 /**
  * zod schema of the chain env vars: `<NETWORK>_RPC_URL`, `<NETWORK>_ENS_REGISTRY`, `<NETWORK>_NAME_WRAPPER`,
  * `<NETWORK>_PUBLIC_RESOLVER`, `<NETWORK>_REVERSE_REGISTRAR`, `<NETWORK>_UNIVERSAL_RESOLVER` for NETWORK in
- * MAINNET, SEPOLIA, and `RPC_TIMEOUT_MS`. Services merge its `.shape` into their own config schema.
+ * MAINNET, SEPOLIA, `RPC_TIMEOUT_MS` and `CCIP_READ_ALLOWED_ORIGINS` (comma-separated origins exempt from the
+ * CCIP-Read URL policy, for development). Services merge its `.shape` into their own config schema.
  */
 export const networksEnvSchema = z.object({
   MAINNET_RPC_URL: urlSchema.optional(),
@@ -89,6 +111,7 @@ export const networksEnvSchema = z.object({
   SEPOLIA_REVERSE_REGISTRAR: addressSchema.optional(),
   SEPOLIA_UNIVERSAL_RESOLVER: addressSchema.optional(),
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
+  CCIP_READ_ALLOWED_ORIGINS: originListSchema.optional(),
 });
 
 export type NetworksEnv = z.infer<typeof networksEnvSchema>;
@@ -101,7 +124,7 @@ export class NetworkConfigError extends Error {
 export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
   const build = (name: NetworkName): NetworkConfig => {
     const p = prefix(name);
-    const env = parsed as Record<string, string | number | undefined>;
+    const env = parsed as Record<string, unknown>;
     const ens = { ...DEFAULT_ENS_ADDRESSES[name] };
     for (const key of Object.keys(ENV_SUFFIXES) as Array<keyof EnsAddresses>) {
       const value = env[`${p}_${ENV_SUFFIXES[key]}`];
@@ -114,6 +137,7 @@ export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
       rpcUrl: typeof rpcUrl === 'string' ? rpcUrl : DEFAULT_RPC_URLS[name],
       rpcTimeoutMs: parsed.RPC_TIMEOUT_MS,
       ens,
+      ccipReadAllowedOrigins: parsed.CCIP_READ_ALLOWED_ORIGINS ?? [],
     };
   };
   return { mainnet: build('mainnet'), sepolia: build('sepolia') };

@@ -56,6 +56,13 @@ describe('ENS reads against anvil with the real ENS contracts', () => {
     const { ens, contracts } = chain;
     const [, alice, bob, carol] = chain.accounts;
     if (!alice || !bob || !carol) throw new Error('accounts');
+    gateway = await startTestGateway({
+      signerKey: gatewaySigner.privateKey,
+      records: {
+        'sub.offchain.eth': { addr: carol.address, texts: { avatar: 'https://img.example/sub.png' } },
+        'carol.offchain.eth': { addr: carol.address },
+      },
+    });
     config = {
       ...networksFromEnv(
         networksEnvSchema.parse({
@@ -66,6 +73,8 @@ describe('ENS reads against anvil with the real ENS contracts', () => {
           SEPOLIA_REVERSE_REGISTRAR: contracts.reverseRegistrar,
           SEPOLIA_UNIVERSAL_RESOLVER: contracts.universalResolver,
           RPC_TIMEOUT_MS: '3000',
+          // the test gateway is plain http on 127.0.0.1: refused unless allow-listed
+          CCIP_READ_ALLOWED_ORIGINS: `http://127.0.0.1:${gateway.port}`,
         }),
       ).sepolia,
     };
@@ -83,13 +92,6 @@ describe('ENS reads against anvil with the real ENS contracts', () => {
     // no resolver anywhere
     await ens.registerEthName('bare', alice.address, { resolver: null });
     // wildcard: ENS's OffchainResolver on offchain.eth, answered by the test gateway
-    gateway = await startTestGateway({
-      signerKey: gatewaySigner.privateKey,
-      records: {
-        'sub.offchain.eth': { addr: carol.address, texts: { avatar: 'https://img.example/sub.png' } },
-        'carol.offchain.eth': { addr: carol.address },
-      },
-    });
     offchainResolver = await ens.deployOffchainResolver(gateway.url, [gatewaySigner.address]);
     gateway.setResolverAddress(offchainResolver);
     await ens.registerEthName('offchain', bob.address, { resolver: offchainResolver });

@@ -16,7 +16,8 @@ interface IExtendedResolverForUR {
 ///         coin type 60 (ENSIP-19 semantics, CCIP-Read on the forward step through `reverseCallback`), and the
 ///         errors `ResolverNotFound`, `ResolverNotContract`, `ResolverError`, `ReverseAddressMismatch`,
 ///         `UnsupportedResolverProfile`. Unlike the real one it has no batch gateway: an extended resolver
-///         receives a `multicall` as one `resolve` call.
+///         receives a `multicall` as one `resolve` call; for a non-extended resolver each `multicall` slot is the
+///         answer or the sub-call's raw revert data, as in the real one.
 contract UniversalResolverTestDouble {
     error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData);
     error ResolverNotFound(bytes name);
@@ -165,13 +166,15 @@ contract UniversalResolverTestDouble {
         return extended ? abi.decode(ret, (bytes)) : ret;
     }
 
-    /// Runs each call of `multicall(bytes[])` against a non-extended resolver; a failing call yields empty bytes.
+    /// Runs each call of `multicall(bytes[])` against a non-extended resolver. Like the real one's batch
+    /// (CCIPBatcher), each slot is the answer, or the call's raw revert data (`0x` for an empty revert, e.g.
+    /// a resolver without that function), or the call's own 4-byte selector when it answered nothing.
     function _multicall(address resolver, bytes memory data) internal view returns (bytes memory) {
         bytes[] memory calls = abi.decode(_stripSelector(data), (bytes[]));
         bytes[] memory results = new bytes[](calls.length);
         for (uint256 i = 0; i < calls.length; i++) {
             (bool ok, bytes memory ret) = resolver.staticcall(calls[i]);
-            results[i] = ok ? ret : bytes('');
+            results[i] = ok && ret.length == 0 ? abi.encodePacked(bytes4(calls[i])) : ret;
         }
         return abi.encode(results);
     }
