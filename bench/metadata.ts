@@ -12,14 +12,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import sharp from 'sharp';
 import { SiweMessage } from 'siwe';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { startEnsChain, type EnsChain } from '@nrp/testkit';
+import { freePort, startEnsChain, type EnsChain } from '@nrp/testkit';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const RENDERS = Number(process.env.BENCH_RENDERS ?? 30);
@@ -52,18 +51,6 @@ function send(
       else reject(err);
     });
     req.end(opts.body);
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
   });
 }
 

@@ -4,10 +4,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, namehash } from 'ethers';
+import { freePort } from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '..');
 
@@ -18,18 +19,6 @@ interface DevStack {
   names: Record<string, string>;
   offchainApiKey: string;
   accounts: Array<{ address: string; privateKey: string }>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 function portOpen(port: number): Promise<boolean> {

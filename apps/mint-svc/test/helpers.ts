@@ -3,7 +3,7 @@ import { SiweMessage } from 'siwe';
 import request from 'supertest';
 import type { Express } from 'express';
 import { listingInputSchema, type ListingInput } from '@nrp/client';
-import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
+import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
@@ -182,23 +182,7 @@ export async function signIn(
   return { siweMessage: message, siweSignature, address: wallet.address, nonce };
 }
 
-export type MintArgs = [
-  {
-    owner: string;
-    label: string;
-    parentNode: string;
-    price: bigint;
-    fee: bigint;
-    paymentReceiver: string;
-    expiry: bigint;
-    signatureExpiry: bigint;
-    verifiedMinter: string;
-    fuses: number;
-  },
-  string,
-  string[],
-  string,
-];
+export type MintArgs = [MintContext, string, string[], string];
 
 /** The mint(...) arguments for a POST /api/v1/mint response body. */
 export function mintArgs(

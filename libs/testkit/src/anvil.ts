@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from './ports';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 
 /** Anvil's default mnemonic; its first 10 accounts are funded with 10,000 ETH each. */
@@ -64,19 +64,6 @@ export function anvilBinaryPath(): string {
     throw new AnvilError(`anvil: package ${pkg} is not installed`);
   }
   return path.join(path.dirname(pkgJson), 'bin', platform === 'win32' ? 'anvil.exe' : 'anvil');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const running = new Set<ChildProcess>();

@@ -5,3 +5,4 @@ export * from './s3-server';
 export * from './database';
 export * from './redis';
 export * from './dev-stack';
+export * from './ports';
