@@ -26,3 +26,5 @@ export {
   type VerifiedSignIn,
 } from './verify-sign-in';
 export { generateApiKey, hashApiKey, apiKeyMatches } from './api-key';
+export { verifySignedFields, type SignedFields } from './verify-signed-fields';
+export { startNonceSweeper, type SweeperLogger } from './nonce-sweeper';
