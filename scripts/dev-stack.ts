@@ -145,6 +145,8 @@ async function main(): Promise<void> {
         SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
         SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
         SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
+        // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
+        CCIP_READ_ALLOWED_ORIGINS: `http://${host}:${services.find((s) => s.key === 'offchain')?.port ?? 3003}`,
       },
     };
 

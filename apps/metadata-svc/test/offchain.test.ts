@@ -70,7 +70,7 @@ beforeAll(async () => {
   listener = offchain.app;
   closeOffchain = () => offchain.close();
 
-  h = await startHarness(chain, { OFFCHAIN_URL: offchainUrl });
+  h = await startHarness(chain, { OFFCHAIN_URL: offchainUrl, CCIP_READ_ALLOWED_ORIGINS: offchainUrl });
   await putSubname({
     label: 'carol',
     owner: alice.address,

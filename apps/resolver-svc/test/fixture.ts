@@ -99,6 +99,8 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
       SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
       RATE_LIMIT_PER_MINUTE: '1000000',
       RPC_TIMEOUT_MS: '5000',
+      // the test gateway is plain http on 127.0.0.1: the CCIP-Read URL policy refuses it unless allow-listed
+      CCIP_READ_ALLOWED_ORIGINS: `http://127.0.0.1:${gateway.port}`,
       ...(redis ? { REDIS_URL: process.env.REDIS_URL ?? '', CACHE_REDIS_PREFIX: redis.prefix } : {}),
       ...overrides,
     }),
