@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
+import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
 /** What the routes need: the resolution (with its cache) and the network a request without `network` uses. */
@@ -58,4 +59,40 @@ export function sendRendered(
   setCacheControl(res, expiresAt);
   res.setHeader('ETag', rendered.etag);
   res.type('application/json').send(rendered.body);
+}
+
+type BulkErrorEntry = ReturnType<typeof bulkError>;
+
+/**
+ * Runs one lookup per bulk item, in input order. A failing item becomes the error entry the single endpoint would
+ * have answered, without failing the others; the answer's Cache-Control is the shortest TTL of its items, and
+ * `no-cache` when an item failed upstream (worth retrying at once).
+ */
+export async function runBulk<S>(
+  inputs: string[],
+  req: Request,
+  res: Response,
+  lookup: (input: string, index: number) => Promise<{ entry: S; expiresAt: number }>,
+): Promise<Array<S | BulkErrorEntry>> {
+  let expiresAt = Infinity;
+  let failed = false;
+  const results = await Promise.all(
+    inputs.map(async (input, index) => {
+      try {
+        const done = await lookup(input, index);
+        expiresAt = Math.min(expiresAt, done.expiresAt);
+        return done.entry;
+      } catch (err) {
+        const entry = bulkError(input, err);
+        if (entry.status >= 500) {
+          failed = true;
+          if (entry.code !== 'UPSTREAM_ERROR') req.log.error({ err, input }, 'bulk entry failed');
+        }
+        return entry;
+      }
+    }),
+  );
+  if (failed || !Number.isFinite(expiresAt)) res.setHeader('Cache-Control', 'no-cache');
+  else setCacheControl(res, expiresAt);
+  return results;
 }

@@ -8,16 +8,10 @@ import {
   type BulkProfileResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import {
-  bulkError,
-  parseBulkItem,
-  bulkRouteProblems,
-  nameRouteProblems,
-  orUpstreamProblem,
-} from '../problems';
+import { parseBulkItem, bulkRouteProblems, nameRouteProblems, orUpstreamProblem } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { toProfile } from '../resolution';
-import { cacheControlHeader, sendRendered, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, runBulk, sendRendered, type RouteContext } from './context';
 
 function profileSelection(query: {
   texts?: string[];
@@ -55,26 +49,19 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       handler: async ({ query }, req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const selection = profileSelection(query);
-        let expiresAt = Infinity;
-        const results: BulkProfileResult['results'] = await Promise.all(
-          query.names.map(async (input, index) => {
-            try {
-              const name = parseBulkItem('names', index, resolverNameParam, input);
-              const records = await ctx.resolution.records(network, name, selection, query.noCache ?? false);
-              expiresAt = Math.min(expiresAt, records.expiresAt);
-              return { type: 'success' as const, input, profile: toProfile(name, records.value) };
-            } catch (err) {
-              const entry = bulkError(input, err);
-              if (entry.status >= 500 && entry.code !== 'UPSTREAM_ERROR')
-                req.log.error({ err, input }, 'bulk profile entry failed');
-              return entry;
-            }
-          }),
+        const results: BulkProfileResult['results'] = await runBulk(
+          query.names,
+          req,
+          res,
+          async (input, index) => {
+            const name = parseBulkItem('names', index, resolverNameParam, input);
+            const records = await ctx.resolution.records(network, name, selection, query.noCache ?? false);
+            return {
+              entry: { type: 'success' as const, input, profile: toProfile(name, records.value) },
+              expiresAt: records.expiresAt,
+            };
+          },
         );
-        // A failed entry is worth retrying at once: such a result is not cached.
-        const failed = results.some((r) => r.type === 'error' && r.status >= 500);
-        if (failed || !Number.isFinite(expiresAt)) res.setHeader('Cache-Control', 'no-cache');
-        else setCacheControl(res, expiresAt);
         return { results };
       },
     }),

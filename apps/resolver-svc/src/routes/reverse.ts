@@ -8,15 +8,9 @@ import {
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { ethAddress } from '@nrp/validation';
-import {
-  addressRouteProblems,
-  bulkError,
-  parseBulkItem,
-  bulkRouteProblems,
-  orUpstreamProblem,
-} from '../problems';
+import { addressRouteProblems, parseBulkItem, bulkRouteProblems, orUpstreamProblem } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
-import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, runBulk, setCacheControl, type RouteContext } from './context';
 
 function reverseSelection(
   query: { texts?: string[]; contenthash?: boolean },
@@ -53,31 +47,24 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       handler: async ({ query }, req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const selection = reverseSelection(query, query.records);
-        let expiresAt = Infinity;
-        const results: BulkReverseResult['results'] = await Promise.all(
-          query.addresses.map(async (input, index) => {
-            try {
-              const address = parseBulkItem('addresses', index, ethAddress, input);
-              const reverse = await ctx.resolution.reverseProfile(
-                network,
-                address,
-                selection,
-                query.noCache ?? false,
-              );
-              expiresAt = Math.min(expiresAt, reverse.expiresAt);
-              return { type: 'success' as const, input, reverse: reverse.value };
-            } catch (err) {
-              const entry = bulkError(input, err);
-              if (entry.status >= 500 && entry.code !== 'UPSTREAM_ERROR')
-                req.log.error({ err, input }, 'bulk reverse entry failed');
-              return entry;
-            }
-          }),
+        const results: BulkReverseResult['results'] = await runBulk(
+          query.addresses,
+          req,
+          res,
+          async (input, index) => {
+            const address = parseBulkItem('addresses', index, ethAddress, input);
+            const reverse = await ctx.resolution.reverseProfile(
+              network,
+              address,
+              selection,
+              query.noCache ?? false,
+            );
+            return {
+              entry: { type: 'success' as const, input, reverse: reverse.value },
+              expiresAt: reverse.expiresAt,
+            };
+          },
         );
-        // A failed entry is worth retrying at once: such a result is not cached.
-        const failed = results.some((r) => r.type === 'error' && r.status >= 500);
-        if (failed || !Number.isFinite(expiresAt)) res.setHeader('Cache-Control', 'no-cache');
-        else setCacheControl(res, expiresAt);
         return { results };
       },
     }),
