@@ -1,76 +1,62 @@
-import { z } from 'zod';
+import { createOffchainClient as createTypedClient, ServiceError, type OffchainSubname } from '@nrp/client';
 import { UpstreamError } from '@nrp/chain';
 
-/** The members of an offchain subname record this service reads. */
-const offchainSubnameSchema = z.object({
-  fullName: z.string(),
-  namehash: z.string(),
-  owner: z.string().nullish(),
-  createdAt: z.union([z.string(), z.number()]).nullish(),
-});
+export type { OffchainSubname } from '@nrp/client';
 
-export type OffchainSubname = z.output<typeof offchainSubnameSchema>;
-
+/** What this service reads from the offchain subname service: a subname, or null when it is unknown (404). */
 export interface OffchainClient {
-  /** The subname by its full name, or null when the offchain service does not know it. */
   byName(fullName: string): Promise<OffchainSubname | null>;
-  /** The subname by its namehash (0x + 64 hex), or null. */
+  /** By namehash (0x + 64 hex). */
   byNamehash(node: string): Promise<OffchainSubname | null>;
 }
 
 /**
- * Reads the offchain subname service's HTTP API (`GET /api/v1/subnames/{fullSubname}` and
- * `/api/v1/subnames/namehash/{namehash}`). A 404 is "unknown"; anything else that is not a 200 record, or no
- * answer within `timeoutMs`, is an UpstreamError (502).
+ * `@nrp/client`'s offchain client with a 404 read as "unknown" (null), every other failure — an error status, a
+ * body that is not a subname record, no answer within `timeoutMs` — as an UpstreamError (502). Without a base URL
+ * every name is unknown.
  */
 export function createOffchainClient(baseUrl: string | undefined, timeoutMs: number): OffchainClient {
-  const get = async (path: string): Promise<OffchainSubname | null> => {
-    if (!baseUrl) return null;
-    const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
-    let response: Response;
+  if (!baseUrl) return { byName: async () => null, byNamehash: async () => null };
+  const client = createTypedClient({
+    baseUrl,
+    fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+  });
+  const orNull = async (read: () => Promise<OffchainSubname>): Promise<OffchainSubname | null> => {
     try {
-      response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      return await read();
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      throw new UpstreamError(`offchain subname service unreachable: ${message}`, {
-        upstreamMessage: message,
-        upstreamCode: 'OFFCHAIN_UNREACHABLE',
-        cause: err,
-      });
+      if (err instanceof ServiceError && err.status === 404) return null;
+      throw offchainFailure(err);
     }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      return null;
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      throw new UpstreamError(`offchain subname service answered ${response.status}`, {
-        upstreamMessage: text.slice(0, 500),
-        upstreamCode: `HTTP_${response.status}`,
-      });
-    }
-    const parsed = offchainSubnameSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      throw new UpstreamError('offchain subname service answered an unexpected body', {
-        upstreamMessage: parsed.error.message,
-        upstreamCode: 'BAD_BODY',
-      });
-    }
-    return parsed.data;
   };
   return {
-    byName: (fullName) => get(`/api/v1/subnames/${encodeURIComponent(fullName)}`),
-    byNamehash: (node) => get(`/api/v1/subnames/namehash/${node}`),
+    byName: (fullName) => orNull(() => client.getSubname(fullName)),
+    byNamehash: (node) => orNull(() => client.getSubnameByNamehash(node)),
   };
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
+function offchainFailure(err: unknown): UpstreamError {
+  const message =
+    typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+  if (err instanceof ServiceError) {
+    return new UpstreamError(`offchain subname service answered ${err.status}`, {
+      upstreamMessage: message.slice(0, 500),
+      upstreamCode: err.code === 'UNKNOWN' ? `HTTP_${err.status}` : err.code,
+      cause: err,
+    });
   }
+  // fetch rejects with a TypeError (network) or a TimeoutError (the signal); JSON.parse and zod throw a
+  // SyntaxError / ZodError for a body that is not a record. By name: the fetch errors come from another realm.
+  const name = typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '';
+  const unreachable = name === 'TypeError' || name === 'TimeoutError' || name === 'AbortError';
+  return new UpstreamError(
+    unreachable
+      ? `offchain subname service unreachable: ${message}`
+      : `offchain subname service answered an unexpected body: ${message.slice(0, 200)}`,
+    {
+      upstreamMessage: message.slice(0, 500),
+      upstreamCode: unreachable ? 'OFFCHAIN_UNREACHABLE' : 'BAD_BODY',
+      cause: err,
+    },
+  );
 }

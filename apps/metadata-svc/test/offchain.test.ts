@@ -8,7 +8,9 @@ import type { EnsChain } from '@nrp/testkit';
 // The real offchain subname service, started in-process through its own test helper (its database, its
 // extensions): ownership and records come from its HTTP API, never from its tables.
 import { startTestService as startOffchainService } from '../../offchain-svc/test/helpers';
+import { UpstreamError } from '@nrp/chain';
 import { processPending, stableImageUrl } from '../src/images';
+import { createOffchainClient } from '../src/offchain-client';
 import {
   png,
   signedFields,
@@ -153,5 +155,35 @@ describe('offchain subnames', () => {
       .send(await signedFields(app, alice))
       .expect(200);
     await request(app).get(path('carol.off.eth')).expect(404);
+  });
+});
+
+describe('offchain client (404 → null, anything else → UpstreamError)', () => {
+  it('reads a record by name and by namehash; an unknown name is null', async () => {
+    const client = createOffchainClient(offchainUrl, 5000);
+    const byName = await client.byName('dave.off.eth');
+    expect(byName).toMatchObject({ fullName: 'dave.off.eth', owner: alice.address });
+    expect((await client.byNamehash(namehash('dave.off.eth')))?.fullName).toBe('dave.off.eth');
+    expect(await client.byName('nobody.off.eth')).toBeNull();
+    expect(await client.byNamehash(namehash('nobody.off.eth'))).toBeNull();
+    await expect(createOffchainClient(undefined, 5000).byName('dave.off.eth')).resolves.toBeNull();
+  });
+
+  it('an error answer or no answer is an UpstreamError carrying the upstream code', async () => {
+    const client = createOffchainClient(offchainUrl, 5000);
+    const refused = await client.byNamehash('0x12').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(UpstreamError);
+    expect(refused).toMatchObject({ message: expect.stringMatching(/answered 400/) });
+    expect((refused as UpstreamError).upstreamCode).not.toBe('OFFCHAIN_UNREACHABLE');
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const unreachable = await createOffchainClient(deadUrl, 5000)
+      .byName('dave.off.eth')
+      .catch((err: unknown) => err);
+    expect(unreachable).toBeInstanceOf(UpstreamError);
+    expect((unreachable as UpstreamError).upstreamCode).toBe('OFFCHAIN_UNREACHABLE');
   });
 });
