@@ -187,7 +187,6 @@ export function classifyRevert(data: string): RevertFailure | null {
     if (failure === null || failure?.code === 'HttpError') return failure;
     return { code: 'ResolverError', message: `resolver reverted: ${describeRevert(inner)}` };
   }
-  if (parsed) return { code: parsed.name, message: parsed.name };
   return { code: 'ResolverError', message: `resolver reverted: ${describeRevert(data)}` };
 }
 

@@ -1,0 +1,66 @@
+import { AbiCoder, Interface } from 'ethers';
+import { UpstreamError, classifyResolveSlot, classifyRevert, universalResolverInterface } from '../src';
+
+const abi = AbiCoder.defaultAbiCoder();
+const ur = universalResolverInterface;
+const errorString = new Interface(['error Error(string)']);
+const custom = new Interface(['error Unauthorized(address who)']);
+const TEXT = '0x59d1d43c';
+
+const httpError = ur.encodeErrorResult('HttpError', [503, 'upstream unavailable']);
+const unsupported = ur.encodeErrorResult('UnsupportedResolverProfile', [TEXT]);
+
+describe('classifyResolveSlot: what the UniversalResolver leaves in a multicall slot', () => {
+  it('an ABI-encoded answer (whole 32-byte words) is passed on', () => {
+    const answer = abi.encode(['string'], ['alice']);
+    expect(classifyResolveSlot(answer)).toBe(answer);
+    const word = abi.encode(['address'], ['0x000000000000000000000000000000000000dEaD']);
+    expect(classifyResolveSlot(word)).toBe(word);
+  });
+
+  it.each([
+    ['an empty revert (resolver without that function)', '0x'],
+    ['the call selector (the resolver answered nothing)', TEXT],
+    ['UnsupportedResolverProfile(bytes4)', unsupported],
+    ['ResolverError(UnsupportedResolverProfile)', ur.encodeErrorResult('ResolverError', [unsupported])],
+    ['ResolverNotFound(bytes)', ur.encodeErrorResult('ResolverNotFound', ['0x00'])],
+  ])('%s: the record is absent (null)', (_, slot) => {
+    expect(classifyResolveSlot(slot)).toBeNull();
+  });
+
+  it.each([
+    ['HttpError(uint16,string)', httpError, 'HttpError', 'gateway HTTP 503: upstream unavailable'],
+    [
+      'ResolverError(HttpError)',
+      ur.encodeErrorResult('ResolverError', [httpError]),
+      'HttpError',
+      'gateway HTTP 503: upstream unavailable',
+    ],
+    [
+      'Error(string) of a reverting callback',
+      errorString.encodeErrorResult('Error', ['SignatureVerifier: Invalid signature']),
+      'ResolverError',
+      'resolver reverted: Error(SignatureVerifier: Invalid signature)',
+    ],
+    [
+      'ResolverError(0x) (undecodable gateway answer)',
+      ur.encodeErrorResult('ResolverError', ['0x']),
+      'ResolverError',
+      'resolver reverted: empty revert',
+    ],
+  ])('%s is an UpstreamError carrying the upstream code and message', (_, slot, code, message) => {
+    const outcome = classifyResolveSlot(slot, 'resolving a.eth: text("x")');
+    expect(outcome).toBeInstanceOf(UpstreamError);
+    expect(outcome).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      upstreamCode: code,
+      upstreamMessage: message,
+      message: `resolving a.eth: text("x"): ${message}`,
+    });
+  });
+
+  it('an unknown revert is a ResolverError quoting the raw revert data', () => {
+    const data = custom.encodeErrorResult('Unauthorized', ['0x000000000000000000000000000000000000dEaD']);
+    expect(classifyRevert(data)).toEqual({ code: 'ResolverError', message: `resolver reverted: ${data}` });
+  });
+});
