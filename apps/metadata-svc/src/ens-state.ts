@@ -1,6 +1,5 @@
 import { getAddress, type Provider } from 'ethers';
-import { getOwner, resolverInterface, universalResolve, type NetworkConfig } from '@nrp/chain';
-import { namehash, type Hex } from '@nrp/ens';
+import { decodeTextResult, encodeTextCall, getOwner, universalResolve, type NetworkConfig } from '@nrp/chain';
 import type { OffchainClient } from './offchain-client';
 
 export interface NetworkAccess {
@@ -14,14 +13,10 @@ export async function readTextRecord(
   name: string,
   key: string,
 ): Promise<string | null> {
-  const call = resolverInterface.encodeFunctionData('text', [namehash(name), key]) as Hex;
   const { results } = await universalResolve(network.provider, network.config.ens.universalResolver, name, [
-    call,
+    encodeTextCall(name, key),
   ]);
-  const raw = results[0];
-  if (!raw) return null;
-  const [value] = resolverInterface.decodeFunctionResult('text', raw) as unknown as [string];
-  return value === '' ? null : value;
+  return decodeTextResult(results[0] ?? null);
 }
 
 export interface NameOwner {
