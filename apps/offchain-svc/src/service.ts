@@ -2,6 +2,7 @@ import {
   createApp,
   parseTrustProxy,
   readPackageVersion,
+  redisFromConfig,
   type Logger,
   type ServiceFactory,
   type ServiceInstance,
@@ -32,7 +33,8 @@ Choices made where the contract is silent:
 - **Records**: \`addresses\` is keyed by coin type (decimal); \`owner\`, \`contenthash\` and \`ttl\` are null when unset.
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.
-- **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.`;
+- **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.
+- **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set.`;
 
 export interface ServiceDeps {
   /** A database handle to use instead of the one the config names (tests); it is migrated and closed on shutdown. */
@@ -57,6 +59,11 @@ export const createService = async (
   }
   if (!config.GATEWAY_SIGNER_KEY)
     logger.warn('GATEWAY_SIGNER_KEY is not set: the CCIP-Read gateway answers 503');
+  const onShutdown: Array<() => Promise<void>> = [() => db.close()];
+  // Redis (when configured) shares the rate-limit counters between replicas.
+  const redis = redisFromConfig(config, logger, onShutdown);
+  const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
+  if (redis) readiness.redis = () => redis.ping();
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -72,13 +79,14 @@ export const createService = async (
       }),
     ],
     problems: Object.values(offchainProblems),
-    readiness: { database: () => db.ping() },
+    readiness,
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    redis,
     jsonLimit: '1mb',
   });
-  return { app, onShutdown: [() => db.close()] };
+  return { app, onShutdown };
 };
 
 /** The factory shape `main.ts` and the dev stack use. */

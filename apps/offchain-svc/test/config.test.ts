@@ -36,4 +36,14 @@ describe('offchain-svc configuration', () => {
       new RegExp(`^Invalid configuration: ${variable}:`),
     );
   });
+
+  it('refuses NODE_ENV=production without DATABASE_URL (PGlite is for development)', () => {
+    expect(() => loadConfig(configSchema, { NODE_ENV: 'production', PGLITE_DATA_DIR: '/data' })).toThrow(
+      /^Invalid configuration: DATABASE_URL: required when NODE_ENV=production/,
+    );
+    expect(
+      loadConfig(configSchema, { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/offchain' })
+        .DATABASE_URL,
+    ).toBe('postgres://db/offchain');
+  });
 });

@@ -151,4 +151,20 @@ describe('API key operator command (npm script entry point, same database config
   it('exits 2 with the usage on a bad command line', async () => {
     await expect(cli('create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Usage:') });
   });
+
+  it('with NODE_ENV=production and no DATABASE_URL: exit 1 and one config error line', async () => {
+    const failed = run('node', ['-r', 'esbuild-register', 'apps/offchain-svc/src/cli/keys.ts', 'list'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PGLITE_DATA_DIR: dataDir ?? '/tmp/x' },
+    });
+    const err: unknown = await failed.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 1 });
+    const stderr = typeof err === 'object' && err !== null && 'stderr' in err ? String(err.stderr) : '';
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Invalid configuration: DATABASE_URL: required when NODE_ENV=production/),
+    ]);
+  });
 });

@@ -1,10 +1,11 @@
 /**
  * Operator command for API keys: `npm run -w apps/offchain-svc keys -- create --parent demo.eth`, `list`,
- * `revoke <id>`. Uses the service's database settings (DATABASE_URL / DATABASE_SCHEMA, or PGLITE_DATA_DIR).
+ * `revoke <id>`. Uses the service's database settings (`databaseEnvSchema` of @nrp/db: DATABASE_URL and
+ * DATABASE_SCHEMA, or PGLITE_DATA_DIR).
  * A PGlite data directory is single-process: stop the service before using it on the same directory.
  */
+import { databaseEnvSchema } from '@nrp/db';
 import { loadConfig } from '@nrp/server';
-import { databaseConfigSchema } from '../config';
 import { openDatabase } from '../data/database';
 import { KEYS_USAGE, KeysUsageError, runKeysCommand } from './keys-command';
 
@@ -14,7 +15,7 @@ async function run(): Promise<number> {
     console.log(KEYS_USAGE);
     return argv.length === 0 ? 1 : 0;
   }
-  const db = await openDatabase(loadConfig(databaseConfigSchema));
+  const db = await openDatabase(loadConfig(databaseEnvSchema));
   try {
     return await runKeysCommand(argv, db, (line) => console.log(line));
   } finally {
