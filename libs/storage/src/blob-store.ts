@@ -12,6 +12,11 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** All keys starting with `prefix`, sorted. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * The same keys in pages of at most `pageSize`, read page by page (optional; use `listBlobKeyPages`, which
+   * validates its arguments and falls back to `list` for stores without it).
+   */
+  listPages?(prefix: string, pageSize: number): AsyncIterable<string[]>;
   /** Resolves when the store is reachable and usable; rejects with StorageError otherwise. */
   ping(): Promise<void>;
 }

@@ -5,3 +5,4 @@ export { createS3BlobStore } from './s3';
 export type { S3BlobStoreOptions } from './s3';
 export { blobStoreEnvSchema, parseBlobStoreConfig, createBlobStore, blobStoreFromEnv } from './config';
 export type { BlobStoreConfig } from './config';
+export { DEFAULT_LIST_PAGE_SIZE, listBlobKeyPages } from './list-pages';

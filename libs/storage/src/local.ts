@@ -10,6 +10,7 @@ import {
   type BlobStore,
   type StoredBlob,
 } from './blob-store';
+import { localKeyPages } from './list-pages';
 
 /**
  * Each blob is one file `<dir>/objects/<key>`: a first line holding the content type, then the bytes.
@@ -79,6 +80,8 @@ export function createLocalBlobStore(dir: string): BlobStore {
         throw fail('list', undefined, err);
       }
     },
+
+    listPages: (prefix, pageSize) => localKeyPages(objects, prefix, pageSize),
 
     async ping() {
       const probe = join(tmp, `ping-${randomBytes(4).toString('hex')}`);

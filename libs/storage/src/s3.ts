@@ -17,6 +17,7 @@ import {
   type BlobStore,
   type StorageOperation,
 } from './blob-store';
+import { s3KeyPages } from './list-pages';
 
 export interface S3BlobStoreOptions {
   /** Custom endpoint (MinIO, s3rver, ...); AWS when absent. */
@@ -100,6 +101,8 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
       }
       return keys.sort();
     },
+
+    listPages: (prefix, pageSize) => s3KeyPages(client, Bucket, prefix, pageSize),
 
     async ping() {
       try {

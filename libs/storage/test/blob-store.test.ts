@@ -7,6 +7,7 @@ import {
   blobStoreFromEnv,
   createLocalBlobStore,
   createS3BlobStore,
+  listBlobKeyPages,
   parseBlobStoreConfig,
   StorageError,
   type BlobStore,
@@ -63,6 +64,36 @@ function blobStoreContract(name: string, make: () => Promise<{ store: BlobStore;
       expect(await store.list('zzz/')).toEqual([]);
     });
 
+    test('listBlobKeyPages: every key under the prefix once, in pages of at most pageSize', async () => {
+      const keys = Array.from({ length: 23 }, (_, i) => `paged/${i % 3}/k${String(i).padStart(2, '0')}`);
+      for (const key of keys) await store.put(key, Buffer.from(key), 'text/plain');
+      await store.put('pagedother/x', Buffer.from('x'), 'text/plain');
+      expect(store.listPages).toBeDefined();
+      const pages: string[][] = [];
+      for await (const page of listBlobKeyPages(store, 'paged/', { pageSize: 5 })) pages.push(page);
+      expect(pages.map((p) => p.length)).toEqual([5, 5, 5, 5, 3]);
+      expect(pages.flat().sort()).toEqual([...keys].sort());
+      const narrow: string[] = [];
+      for await (const page of listBlobKeyPages(store, 'paged/1/')) narrow.push(...page);
+      expect(narrow.sort()).toEqual(keys.filter((k) => k.startsWith('paged/1/')).sort());
+      const partial: string[] = [];
+      for await (const page of listBlobKeyPages(store, 'paged', { pageSize: 100 })) partial.push(...page);
+      expect(partial.sort()).toEqual([...keys, 'pagedother/x'].sort());
+      const none: string[][] = [];
+      for await (const page of listBlobKeyPages(store, 'paged/none/')) none.push(page);
+      expect(none).toEqual([]);
+    });
+
+    test('listBlobKeyPages: leaving early is fine; bad arguments are StorageErrors', async () => {
+      for await (const page of listBlobKeyPages(store, 'paged/', { pageSize: 2 })) {
+        expect(page).toHaveLength(2);
+        break;
+      }
+      const pages = listBlobKeyPages(store, 'paged/', { pageSize: 0 });
+      await expect(pages.next()).rejects.toBeInstanceOf(StorageError);
+      await expect(listBlobKeyPages(store, '../x').next()).rejects.toBeInstanceOf(StorageError);
+    });
+
     test('empty blob round-trips', async () => {
       await store.put('empty', Buffer.alloc(0), 'application/octet-stream');
       const got = await store.get('empty');
@@ -92,6 +123,19 @@ blobStoreContract('local directory', async () => {
 blobStoreContract('S3 (s3rver)', async () => {
   const s3 = await startS3Server();
   return { store: createS3BlobStore({ ...s3 }), done: () => s3.stop() };
+});
+
+test('listBlobKeyPages falls back to list for a store without listPages', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'nrp-blobs-'));
+  try {
+    const { listPages: _paged, ...plain } = createLocalBlobStore(dir);
+    for (const key of ['f/a', 'f/b', 'f/c']) await plain.put(key, Buffer.from(key), 'text/plain');
+    const pages: string[][] = [];
+    for await (const page of listBlobKeyPages(plain, 'f/', { pageSize: 2 })) pages.push(page);
+    expect(pages).toEqual([['f/a', 'f/b'], ['f/c']]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 describe('local store specifics', () => {
