@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { NetworkName } from '@nrp/chain';
 import { namehash } from '@nrp/ens';
+import { listBlobKeyPages } from '@nrp/storage';
 import { ProblemError } from '@nrp/validation';
 import type { MetadataContext } from './context';
 import type { ImageKind } from './data/database';
@@ -320,21 +321,32 @@ export async function processPending(
   return { discarded, confirmed };
 }
 
+/** Keys listed, and checked against the rows, per page of the orphan sweep. */
+export const ORPHAN_SWEEP_PAGE_SIZE = 500;
+
 /**
  * Deletes stored bytes that no row references and that are older than ORPHAN_GRACE_MS (a crash between writing
- * the bytes and the row leaves such keys; younger ones may belong to an upload still writing its row).
+ * the bytes and the row leaves such keys; younger ones may belong to an upload still writing its row). Pages
+ * through the store's listing, checking each page against the rows, so memory holds one page, not every key.
+ * An orphan is deleted by the first sweep that runs at least ORPHAN_GRACE_MS after it was written, so it lives at
+ * most ORPHAN_GRACE_MS + ORPHAN_SWEEP_INTERVAL_MS; with the grace shorter than the interval, at most one sweep
+ * passes it by.
  */
-export async function sweepOrphans(ctx: MetadataContext): Promise<number> {
+export async function sweepOrphans(
+  ctx: MetadataContext,
+  options: { pageSize?: number } = {},
+): Promise<number> {
   const cutoff = ctx.now().getTime() - ctx.config.ORPHAN_GRACE_MS;
-  const candidates = (await ctx.blobs.list(BLOB_PREFIX)).filter((key) => {
-    const time = blobKeyTime(key);
-    return time !== undefined && time <= cutoff;
-  });
   let removed = 0;
-  for (let i = 0; i < candidates.length; i += 500) {
-    const batch = candidates.slice(i, i + 500);
-    const referenced = await referencedKeys(ctx.db, batch);
-    for (const key of batch) {
+  const pageSize = options.pageSize ?? ORPHAN_SWEEP_PAGE_SIZE;
+  for await (const page of listBlobKeyPages(ctx.blobs, BLOB_PREFIX, { pageSize })) {
+    const candidates = page.filter((key) => {
+      const time = blobKeyTime(key);
+      return time !== undefined && time <= cutoff;
+    });
+    if (candidates.length === 0) continue;
+    const referenced = await referencedKeys(ctx.db, candidates);
+    for (const key of candidates) {
       if (referenced.has(key)) continue;
       await ctx.blobs.delete(key);
       removed++;

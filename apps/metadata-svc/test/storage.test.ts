@@ -110,6 +110,37 @@ describe('S3 storage (s3rver) and consistency', () => {
     await ctx.blobs.delete(inFlight);
   });
 
+  it('the sweep pages through the store: orphans on every page go, referenced and young keys stay', async () => {
+    const ctx = h.service.context;
+    const old = new Date(Date.now() - 1000);
+    const orphans = Array.from({ length: 7 }, () => newBlobKey('sepolia', old));
+    for (const key of orphans) await ctx.blobs.put(key, image, 'image/png');
+    const young = newBlobKey('sepolia', new Date(Date.now() + 3_600_000));
+    await ctx.blobs.put(young, image, 'image/png');
+    const referenced = (await imageRows(h.db)).map((r) => r.blob_key);
+    expect(referenced.length).toBeGreaterThan(0);
+    const before = await storedKeys(ctx.blobs);
+    expect(before.length).toBeGreaterThan(2 * 3);
+
+    // Paged: never the whole listing at once.
+    const fullList = jest.spyOn(ctx.blobs, 'list');
+    const pages = jest.spyOn(ctx.blobs, 'listPages');
+    try {
+      expect(await sweepOrphans(ctx, { pageSize: 2 })).toBe(orphans.length);
+      expect(fullList).not.toHaveBeenCalled();
+      expect(pages).toHaveBeenCalledWith('img/', 2);
+    } finally {
+      fullList.mockRestore();
+      pages.mockRestore();
+    }
+    const keys = await storedKeys(ctx.blobs);
+    for (const key of orphans) expect(keys).not.toContain(key);
+    expect(keys).toContain(young);
+    for (const key of referenced) expect(keys).toContain(key);
+    expect(keys).toEqual(before.filter((k) => !orphans.includes(k)));
+    await ctx.blobs.delete(young);
+  });
+
   it('storage down: 503 and no row', async () => {
     const app = h.service.app;
     const fields = await signedFields(app, alice);
