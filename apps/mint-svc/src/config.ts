@@ -1,21 +1,8 @@
 import { getAddress, isAddress } from 'ethers';
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
-import { baseConfigSchema } from '@nrp/server';
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-
-const commaSeparated = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-);
-
-const positiveInt = z.coerce.number().int().positive();
+import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
+import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 
 const optionalAddress = optionalString.pipe(
   z
@@ -33,13 +20,9 @@ export const DEFAULT_BASE_REGISTRAR = '0x57f1887a8BF19b14fC0dF6Fd9B2acc9Af147eA8
 export const configSchema = baseConfigSchema(3002)
   .extend(networksEnvSchema.shape)
   .extend({
-    /** postgres:// URL; an embedded PGlite database (DB_DATA_DIR, or memory) when unset. */
-    DATABASE_URL: optionalString.pipe(z.url().optional()),
-    DB_DATA_DIR: optionalString,
-    DB_SCHEMA: z
-      .string()
-      .regex(/^[a-z_][a-z0-9_]{0,62}$/)
-      .default('mint'),
+    /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
+    ...databaseEnvSchema.shape,
+    DATABASE_SCHEMA: databaseSchemaEnv('mint'),
     /**
      * The service's EIP-712 signing key (0x + 64 hex). Required; checked in createService so that a bad
      * value is reported without echoing it.
@@ -59,12 +42,15 @@ export const configSchema = baseConfigSchema(3002)
     /** `host[:port]` values accepted in the first line of sign-in messages. */
     SIWE_DOMAINS: commaSeparated.default(['localhost:3002', 'localhost', 'localhost:3000']),
     NONCE_TTL_MS: positiveInt.default(5 * 60_000),
+    /** How often expired nonces are deleted (0 disables). */
+    NONCE_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
     /** How long a verified minter (a sign-in with scope `minter`) stays verified. */
     MINTER_VERIFICATION_TTL_SECONDS: positiveInt.default(30 * 24 * 3600),
     /** JSON file of listings upserted at start (operator-managed listings). */
     LISTINGS_FILE: optionalString,
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
     MINT_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
-  });
+  })
+  .superRefine(requireDatabaseUrlInProduction);
 
 export type Config = z.output<typeof configSchema>;

@@ -71,7 +71,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
 
     return {
       env: {
-        DB_DATA_DIR: path.join(dir, 'pglite'),
+        PGLITE_DATA_DIR: path.join(dir, 'pglite'),
         SIGNER_PRIVATE_KEY: signer.privateKey,
         TREASURY_ADDRESS: treasury.address,
         SEPOLIA_MINT_CONTROLLER: controllerAddress,

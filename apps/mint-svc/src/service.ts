@@ -1,14 +1,14 @@
 import { Interface, Wallet } from 'ethers';
-import { Redis } from 'ioredis';
-import { createNonceStore } from '@nrp/auth';
+import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
-import { createDatabase, migrate, type DatabaseHandle } from '@nrp/db';
+import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   ConfigError,
   createApp,
   parseTrustProxy,
   readPackageVersion,
+  redisFromConfig,
   type Logger,
   type ServiceInstance,
   type ServiceFactory,
@@ -92,7 +92,7 @@ const controllerInterface = new Interface([
 ]);
 
 export interface BuildOptions {
-  /** A database to use instead of the one DATABASE_URL / DB_DATA_DIR describe (tests). Not closed on shutdown. */
+  /** A database to use instead of the one DATABASE_URL / PGLITE_DATA_DIR describe (tests). Not closed on shutdown. */
   db?: DatabaseHandle<MintDatabase>;
   /** Clock in Unix milliseconds (tests). */
   now?: () => number;
@@ -105,24 +105,19 @@ export async function buildService(
   options: BuildOptions = {},
 ): Promise<ServiceInstance & { ctx: MintServiceContext }> {
   const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
-  const database =
-    options.db ??
-    createDatabase<MintDatabase>({
-      url: config.DATABASE_URL,
-      dataDir: config.DB_DATA_DIR,
-      schema: config.DB_SCHEMA,
-    });
+  const database = options.db ?? databaseFromEnv<MintDatabase>(config);
   const onShutdown: Array<() => Promise<void>> = [];
   if (!options.db) onShutdown.push(() => database.close());
   const networks = networkContexts(config);
   onShutdown.push(async () => {
     for (const net of Object.values(networks)) net.provider.destroy();
   });
+  const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const ctx: MintServiceContext = {
     networks,
     listings: createListingRepository(database.db),
     verifiedMinters: createVerifiedMinterRepository(database.db),
-    nonces: createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS }),
+    nonces,
     signer,
     standardFeeWei: config.STANDARD_FEE_WEI,
     signatureTtlSeconds: config.SIGNATURE_TTL_SECONDS,
@@ -141,18 +136,15 @@ export async function buildService(
     throw err;
   }
 
+  // Expired nonces are deleted, so the nonce table stays the size of the live ones. Stops before the database closes.
+  onShutdown.unshift(
+    startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, () => new Date(ctx.now())),
+  );
+
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
   // Redis (when configured) shares the rate-limit counters between replicas.
-  let redis: Redis | undefined;
-  if (config.REDIS_URL) {
-    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
-    client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
-    redis = client;
-    readiness.redis = () => client.ping();
-    onShutdown.push(async () => {
-      await client.quit().catch(() => client.disconnect());
-    });
-  }
+  const redis = redisFromConfig(config, logger, onShutdown);
+  if (redis) readiness.redis = () => redis.ping();
   for (const [name, net] of Object.entries(networks)) {
     const controllerAddress = net.mintController;
     if (!controllerAddress) continue;

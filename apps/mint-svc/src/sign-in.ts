@@ -1,12 +1,8 @@
-import { verifySignIn, type VerifiedSignIn } from '@nrp/auth';
+import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
 import type { MintNetwork } from '@nrp/client';
 import type { MintServiceContext } from './context';
 
-export interface SignedFields {
-  siweMessage: string;
-  siweSignature: string;
-  address: string;
-}
+export type { SignedFields };
 
 /**
  * Verifies a sign-in message for `network` (its chain id) and `scope` (`listing` or `minter`) and consumes its
@@ -19,15 +15,12 @@ export function verifySignedRequest(
   fields: SignedFields,
 ): Promise<VerifiedSignIn> {
   const net = ctx.networks[network];
-  return verifySignIn(
-    { message: fields.siweMessage, signature: fields.siweSignature, address: fields.address },
-    {
-      domains: ctx.siweDomains,
-      chainId: net.config.chainId,
-      scope,
-      nonces: ctx.nonces,
-      provider: net.provider,
-      now: new Date(ctx.now()),
-    },
-  );
+  return verifySignedFields(fields, {
+    domains: ctx.siweDomains,
+    chainId: net.config.chainId,
+    scope,
+    nonces: ctx.nonces,
+    provider: net.provider,
+    now: new Date(ctx.now()),
+  });
 }

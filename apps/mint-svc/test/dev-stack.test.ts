@@ -45,10 +45,12 @@ describe('mint-svc dev stack hook', () => {
     };
     const contribution = await prepareDevStack(ctx);
     expect(contribution.names).toEqual({ mintParent: 'mint.eth' });
+    // The database variables every service reads (databaseEnvSchema of @nrp/db).
+    expect(contribution.env?.PGLITE_DATA_DIR).toBe(path.join(ctx.dataDir, 'mint-svc', 'pglite'));
     const controllerAddress = contribution.contracts?.mintController ?? '';
     expect(await chain.ens.registryOwner('mint.eth')).toBe(chain.accounts[0]?.address);
 
-    const config = loadConfig(configSchema, { ...ctx.env, ...contribution.env, DB_DATA_DIR: '' });
+    const config = loadConfig(configSchema, { ...ctx.env, ...contribution.env, PGLITE_DATA_DIR: '' });
     const service = await buildService(config, createLogger('t', 'silent'));
     const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, { staticNetwork: true });
     try {

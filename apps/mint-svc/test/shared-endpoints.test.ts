@@ -82,6 +82,9 @@ describe('mint-svc configuration', () => {
     expect(() => loadConfig(configSchema, { ...env, SEPOLIA_MINT_CONTROLLER: '0x12' })).toThrow(
       /SEPOLIA_MINT_CONTROLLER/,
     );
+    expect(() => loadConfig(configSchema, { ...env, NODE_ENV: 'production' })).toThrow(
+      /^Invalid configuration: DATABASE_URL: required when NODE_ENV=production/,
+    );
   });
 
   it('rate limits POST /api/v1/mint and the nonce route per IP with 429 and Retry-After', async () => {
