@@ -1,34 +1,16 @@
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
-import { baseConfigSchema } from '@nrp/server';
+import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
+import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 import { blobStoreEnvSchema } from '@nrp/storage';
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-
-const commaSeparated = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-);
-
-const positiveInt = z.coerce.number().int().positive();
-const nonNegativeInt = z.coerce.number().int().min(0);
 
 export const configSchema = baseConfigSchema(3001)
   .extend(networksEnvSchema.shape)
   .extend(blobStoreEnvSchema.shape)
   .extend({
-    /** postgres:// URL; an embedded PGlite database (DB_DATA_DIR, or memory) when unset. */
-    DATABASE_URL: optionalString.pipe(z.url().optional()),
-    DB_DATA_DIR: optionalString,
-    DB_SCHEMA: z
-      .string()
-      .regex(/^[a-z_][a-z0-9_]{0,62}$/)
-      .default('metadata'),
+    /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
+    ...databaseEnvSchema.shape,
+    DATABASE_SCHEMA: databaseSchemaEnv('metadata'),
     /** Base URL clients reach this service at; the stable image URLs start with it. */
     PUBLIC_BASE_URL: z
       .url()
@@ -40,6 +22,8 @@ export const configSchema = baseConfigSchema(3001)
     OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
     OFFCHAIN_TIMEOUT_MS: positiveInt.default(5000),
     NONCE_TTL_MS: positiveInt.default(5 * 60_000),
+    /** How often expired nonces are deleted (0 disables). */
+    NONCE_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
     PENDING_WINDOW_MS: positiveInt.default(5 * 60_000),
     /** How often the background worker checks pending uploads (0 disables the worker). */
     PENDING_CHECK_INTERVAL_MS: nonNegativeInt.default(5000),
@@ -62,6 +46,7 @@ export const configSchema = baseConfigSchema(3001)
     METADATA_CACHE_TTL_MS: nonNegativeInt.default(60_000),
     /** ENS app URL used for the `url` member of token metadata. */
     NAME_URL_BASE: z.url().default('https://app.ens.domains'),
-  });
+  })
+  .superRefine(requireDatabaseUrlInProduction);
 
 export type Config = z.output<typeof configSchema>;

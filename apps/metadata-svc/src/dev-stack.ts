@@ -67,7 +67,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
   }
   return {
     env: {
-      DB_DATA_DIR: path.join(dir, 'db'),
+      PGLITE_DATA_DIR: path.join(dir, 'db'),
       BLOB_DIR: path.join(dir, 'blobs'),
       PUBLIC_BASE_URL: base,
       SIWE_DOMAINS: [

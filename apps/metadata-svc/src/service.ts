@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { Redis } from 'ioredis';
-import { createNonceStore } from '@nrp/auth';
+import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from '@nrp/chain';
-import { createDatabase, migrate, type DatabaseHandle } from '@nrp/db';
+import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
   parseTrustProxy,
   readPackageVersion,
+  redisFromConfig,
   type Logger,
   type ServiceFactory,
   type ServiceInstance,
@@ -68,17 +67,7 @@ export async function createMetadataService(
   overrides: ServiceOverrides = {},
 ): Promise<MetadataService> {
   const onShutdown: Array<() => Promise<void>> = [];
-  // PGlite creates its data directory but not the parents.
-  if (!overrides.database && !config.DATABASE_URL && config.DB_DATA_DIR) {
-    mkdirSync(config.DB_DATA_DIR, { recursive: true });
-  }
-  const database =
-    overrides.database ??
-    createDatabase<MetadataDb>({
-      url: config.DATABASE_URL,
-      dataDir: config.DB_DATA_DIR,
-      schema: config.DB_SCHEMA,
-    });
+  const database = overrides.database ?? databaseFromEnv<MetadataDb>(config);
   if (!overrides.database) onShutdown.push(() => database.close());
   try {
     await migrate(database, { table: MIGRATION_TABLE, migrations });
@@ -108,15 +97,7 @@ export async function createMetadataService(
   onShutdown.push(async () => {
     for (const access of Object.values(networks)) access.provider.destroy();
   });
-  let redis: Redis | undefined;
-  if (config.REDIS_URL) {
-    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    client.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-    redis = client;
-    onShutdown.push(async () => {
-      await client.quit().catch(() => client.disconnect());
-    });
-  }
+  const redis = redisFromConfig(config, logger, onShutdown);
 
   let invalidate: (network: NetworkName, node: string) => void = () => undefined;
   const context: MetadataContext = {
@@ -143,10 +124,7 @@ export async function createMetadataService(
       readiness[`rpc:${name}`] = () => networks[name].provider.getBlockNumber();
     }
   }
-  if (redis) {
-    const client = redis;
-    readiness.redis = () => client.ping();
-  }
+  if (redis) readiness.redis = () => redis.ping();
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -171,16 +149,20 @@ export async function createMetadataService(
   const orphanWorker = startPeriodic(
     'orphan-sweep',
     config.ORPHAN_SWEEP_INTERVAL_MS,
-    async () => {
-      await context.nonces.sweepExpired(context.now());
-      return sweepOrphans(context);
-    },
+    () => sweepOrphans(context),
     logger,
+  );
+  const stopNonceSweeper = startNonceSweeper(
+    context.nonces,
+    config.NONCE_SWEEP_INTERVAL_MS,
+    logger,
+    context.now,
   );
   // Workers stop first, so nothing runs against a closed database.
   onShutdown.unshift(
     () => pendingWorker.stop(),
     () => orphanWorker.stop(),
+    stopNonceSweeper,
   );
   return { app, onShutdown, context };
 }

@@ -1,12 +1,8 @@
-import { verifySignIn, type VerifiedSignIn } from '@nrp/auth';
+import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
 import type { MetadataContext } from './context';
 
-export interface SignedFields {
-  siweMessage: string;
-  siweSignature: string;
-  address: string;
-}
+export type { SignedFields };
 
 /**
  * Verifies the EIP-4361 fields of an upload or delete for `network` (its chain id) and `scope` (`avatar` or
@@ -19,15 +15,12 @@ export function signIn(
   fields: SignedFields,
 ): Promise<VerifiedSignIn> {
   const access = ctx.networks[network];
-  return verifySignIn(
-    { message: fields.siweMessage, signature: fields.siweSignature, address: fields.address },
-    {
-      domains: ctx.config.SIWE_DOMAINS,
-      chainId: access.config.chainId,
-      scope,
-      nonces: ctx.nonces,
-      provider: access.provider,
-      now: ctx.now(),
-    },
-  );
+  return verifySignedFields(fields, {
+    domains: ctx.config.SIWE_DOMAINS,
+    chainId: access.config.chainId,
+    scope,
+    nonces: ctx.nonces,
+    provider: access.provider,
+    now: ctx.now(),
+  });
 }

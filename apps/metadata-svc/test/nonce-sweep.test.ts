@@ -1,0 +1,42 @@
+import request from 'supertest';
+import { NONCE_TABLE } from '../src/data/database';
+import { startEnsChain, startHarness, walletOf, type Harness } from './support';
+import type { EnsChain } from '@nrp/testkit';
+
+describe('metadata-svc nonce sweep (NONCE_SWEEP_INTERVAL_MS)', () => {
+  let chain: EnsChain;
+  let h: Harness;
+  beforeAll(async () => {
+    chain = await startEnsChain({ chainId: 11155111 });
+    h = await startHarness(chain, { NONCE_TTL_MS: '60000', NONCE_SWEEP_INTERVAL_MS: '25' });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+    await chain?.stop();
+  });
+
+  const count = async () =>
+    Number(
+      (
+        await h.db.db
+          .selectFrom(NONCE_TABLE)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('deletes expired nonces in the background and keeps live ones', async () => {
+    await request(h.service.app)
+      .post('/auth/nonce')
+      .send({ address: walletOf(chain, 1).address })
+      .expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await count()).toBe(1);
+    h.advance(61_000);
+    const deadline = Date.now() + 5000;
+    while ((await count()) !== 0) {
+      if (Date.now() > deadline) throw new Error('the expired nonce was not swept');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+});
