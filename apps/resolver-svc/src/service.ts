@@ -1,6 +1,11 @@
-import { Redis } from 'ioredis';
 import { networksFromEnv } from '@nrp/chain';
-import { createApp, parseTrustProxy, readPackageVersion, type ServiceFactory } from '@nrp/server';
+import {
+  createApp,
+  parseTrustProxy,
+  readPackageVersion,
+  redisFromConfig,
+  type ServiceFactory,
+} from '@nrp/server';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
@@ -39,10 +44,8 @@ gateway that fails, answer 502 \`UPSTREAM_ERROR\` whose \`upstream\` member hold
 A name without resolver or an unknown name is not an error. Failures are never cached.`;
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
-  const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 1000, lazyConnect: false })
-    : undefined;
-  redis?.on('error', (err) => logger.warn({ err }, 'redis error'));
+  const onShutdown: Array<() => Promise<void>> = [];
+  const redis = redisFromConfig(config, logger, onShutdown);
   const cache = new ResultCache({
     maxEntries: config.CACHE_MAX_ENTRIES,
     redis,
@@ -74,13 +77,6 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     redis,
   });
-  return {
-    app,
-    onShutdown: [
-      async () => resolution.destroy(),
-      async () => {
-        if (redis) await redis.quit().catch(() => redis.disconnect());
-      },
-    ],
-  };
+  onShutdown.unshift(async () => resolution.destroy());
+  return { app, onShutdown };
 };
