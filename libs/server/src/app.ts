@@ -131,11 +131,14 @@ export function createApp(options: AppOptions): Express {
       options.redis,
     ),
   );
-  app.use(express.json({ limit: options.jsonLimit ?? '100kb' }));
+  // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
+  const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
 
   for (const route of options.routes) {
+    const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     const chain = [
       ...(route.rateLimit ? [createRateLimiter(service, route.rateLimit, options.redis)] : []),
+      ...(parsesJson ? [jsonBody] : []),
       ...(route.before ?? []),
       validateRequest({ params: route.params, query: route.query, body: route.body }),
       asyncHandler(route),
