@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { NETWORK_NAMES, networksEnvSchema } from '@nrp/chain';
-import { baseConfigSchema } from '@nrp/server';
+import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
 
 export const configSchema = baseConfigSchema(3004).extend({
   ...networksEnvSchema.shape,
   /** Network used when a request has no `network` query parameter. */
   DEFAULT_NETWORK: z.enum(NETWORK_NAMES).default('mainnet'),
   /** Lifetime of a cached forward resolution (profile, addresses, texts); 0 disables caching. */
-  FORWARD_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(300),
+  FORWARD_CACHE_TTL_SECONDS: nonNegativeInt.default(300),
   /** Lifetime of a cached reverse resolution (address → verified primary name); 0 disables caching. */
-  REVERSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(300),
+  REVERSE_CACHE_TTL_SECONDS: nonNegativeInt.default(300),
   /** Entries of the in-process LRU cache. */
-  CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(10_000),
+  CACHE_MAX_ENTRIES: positiveInt.default(10_000),
   /** Prefix of the Redis cache keys (when REDIS_URL is set). */
   CACHE_REDIS_PREFIX: z.string().min(1).default('resolver-svc:'),
   /** Upper bound of one resolution (RPC calls plus CCIP-Read gateway fetches); default 3 × RPC_TIMEOUT_MS. */
-  RESOLVE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  RESOLVE_TIMEOUT_MS: positiveInt.optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -41,8 +41,8 @@ export function baseConfigSchema(defaultPort: number) {
     TRUST_PROXY: z.string().default('false'),
     REDIS_URL: z.url().optional(),
     /** Requests per minute per client IP across all routes, before the stricter per-route limits. */
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+    RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
+    SHUTDOWN_GRACE_MS: nonNegativeInt.default(10000),
   });
 }
 

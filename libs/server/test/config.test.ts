@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { baseConfigSchema, ConfigError, loadConfig, parseTrustProxy } from '../src';
+import {
+  baseConfigSchema,
+  commaSeparated,
+  ConfigError,
+  loadConfig,
+  nonNegativeInt,
+  optional,
+  optionalString,
+  parseTrustProxy,
+  positiveInt,
+} from '../src';
 
 describe('loadConfig', () => {
   const schema = baseConfigSchema(3001).extend({ SIGNER_KEY: z.string().regex(/^0x[0-9a-f]{64}$/) });
@@ -42,5 +52,33 @@ describe('loadConfig', () => {
     expect(parseTrustProxy('false')).toBe(false);
     expect(parseTrustProxy('2')).toBe(2);
     expect(parseTrustProxy('10.0.0.0/8')).toBe('10.0.0.0/8');
+  });
+});
+
+describe('shared variable helpers', () => {
+  const schema = z.object({
+    NAME: optionalString,
+    URL: optional(z.url()),
+    LIST: commaSeparated.default(['*']),
+    COUNT: positiveInt.default(1),
+    DELAY: nonNegativeInt.default(0),
+  });
+
+  it('empty means unset; lists are trimmed; numbers are coerced', () => {
+    expect(schema.parse({ NAME: '', URL: '', LIST: ' a, b ,,c ', COUNT: '3', DELAY: '0' })).toEqual({
+      NAME: undefined,
+      URL: undefined,
+      LIST: ['a', 'b', 'c'],
+      COUNT: 3,
+      DELAY: 0,
+    });
+    expect(schema.parse({})).toMatchObject({ LIST: ['*'], COUNT: 1, DELAY: 0 });
+  });
+
+  it('refuses what does not fit', () => {
+    expect(schema.safeParse({ URL: 'not a url' }).success).toBe(false);
+    expect(schema.safeParse({ COUNT: '0' }).success).toBe(false);
+    expect(schema.safeParse({ DELAY: '-1' }).success).toBe(false);
+    expect(schema.safeParse({ DELAY: '1.5' }).success).toBe(false);
   });
 });
