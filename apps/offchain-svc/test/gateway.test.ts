@@ -12,11 +12,7 @@ import {
   type Interface,
 } from 'ethers';
 import request from 'supertest';
-import {
-  resolverInterface,
-  signOffchainResolverResponse,
-  universalResolverInterface,
-} from '@nrp/chain';
+import { resolverInterface, signOffchainResolverResponse, universalResolverInterface } from '@nrp/chain';
 import { dnsEncode, encodeAddress, encodeContenthash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, BTC, startTestService, type TestService } from './helpers';
