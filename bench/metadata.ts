@@ -204,7 +204,10 @@ async function main(): Promise<void> {
         PENDING_CHECK_INTERVAL_MS: '0',
         // PostgreSQL when DATABASE_URL is set (as deployed); else the embedded PGlite (about 350 MB of its own).
         ...(process.env.DATABASE_URL
-          ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` }
+          ? {
+              DATABASE_URL: process.env.DATABASE_URL,
+              DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}`,
+            }
           : {}),
       },
     );
