@@ -30,7 +30,8 @@ export const configSchema = baseConfigSchema(3001)
     /** How often stored bytes without a database row are looked for (0 disables). */
     ORPHAN_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
     /** Bytes younger than this are never treated as orphans (an upload may be between its two writes). */
-    ORPHAN_GRACE_MS: nonNegativeInt.default(10 * 60_000),
+    // Much shorter than the sweep interval: an orphan then lives at most grace + interval.
+    ORPHAN_GRACE_MS: nonNegativeInt.default(2 * 60_000),
     AVATAR_MAX_BYTES: positiveInt.default(2 * 1024 * 1024),
     HEADER_MAX_BYTES: positiveInt.default(5 * 1024 * 1024),
     /** Pixel limit of decoded raster images (width × height), against decompression bombs. */
