@@ -1,6 +1,4 @@
 import { getAddress } from 'ethers';
-import { Client } from 'pg';
-import { pgErrorCode } from '@nrp/db';
 import type { Express } from 'express';
 import { createLogger, loadConfig } from '@nrp/server';
 // Deep import: only the database helper, not the whole testkit.
@@ -19,30 +17,8 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/**
- * With DATABASE_URL: the extensions the migrations need, in `public` (database-wide), so that no test schema owns
- * them and dropping one schema cannot take another file's indexes with it.
- */
-export async function ensureTestExtensions(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) return;
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const ext of ['pg_trgm', 'btree_gin']) {
-      await client.query(`CREATE EXTENSION IF NOT EXISTS ${ext} SCHEMA public`).catch((err: unknown) => {
-        const code = pgErrorCode(err);
-        if (code !== '23505' && code !== '42710') throw err; // concurrent creation by another test file
-      });
-    }
-  } finally {
-    await client.end();
-  }
-}
-
-/** The service on its own database (a fresh schema of DATABASE_URL, or in-memory PGlite). */
+/** The service on its own database (a fresh database on DATABASE_URL's server, or in-memory PGlite). */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  await ensureTestExtensions();
   const db: OffchainDb = await createTestDatabase<OffchainDatabase>({
     poolMax: 20,
     pgliteExtensions: PGLITE_EXTENSIONS,

@@ -6,14 +6,13 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
 import { createLogger, loadConfig } from '@nrp/server';
-import { createTestDatabase } from '@nrp/testkit/src/database';
+import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import { configSchema } from '../src/config';
 import { verifyApiKey } from '../src/api-keys';
 import { KeysUsageError, runKeysCommand } from '../src/cli/keys-command';
-import type { OffchainDb } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { ensureTestExtensions, startTestService, type TestService } from './helpers';
+import { startTestService, type TestService } from './helpers';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -92,14 +91,13 @@ describe('API key operator command (in process)', () => {
 
 describe('API key operator command (npm script entry point, same database config as the service)', () => {
   let dataDir: string | undefined;
-  let pgDb: OffchainDb | undefined;
+  let pgDb: TestDatabase<OffchainDatabase> | undefined;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     if (process.env.DATABASE_URL) {
-      await ensureTestExtensions();
       pgDb = await createTestDatabase<OffchainDatabase>();
-      env = { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: pgDb.schema ?? '' };
+      env = { DATABASE_URL: pgDb.url ?? '' };
     } else {
       dataDir = await mkdtemp(path.join(tmpdir(), 'offchain-keys-'));
       env = { PGLITE_DATA_DIR: dataDir };

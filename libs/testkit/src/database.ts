@@ -1,35 +1,40 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createDatabase, pgErrorCode, type CreateDatabaseOptions, type DatabaseHandle } from '@nrp/db';
+import { createDatabase, type CreateDatabaseOptions, type DatabaseHandle } from '@nrp/db';
 
 export type TestDatabaseOptions = Pick<CreateDatabaseOptions, 'pgliteExtensions' | 'poolMax'> & {
   /** Defaults to process.env.DATABASE_URL. Pass null to force PGlite. */
   url?: string | null;
 };
 
-/**
- * A database isolated to the caller (one per test file): with DATABASE_URL, a fresh uniquely named schema
- * in that database, dropped (CASCADE) on close; otherwise an in-memory PGlite.
- */
-export async function createTestDatabase<DB>(opts: TestDatabaseOptions = {}): Promise<DatabaseHandle<DB>> {
-  const url = opts.url === undefined ? process.env.DATABASE_URL : (opts.url ?? undefined);
-  if (!url) return createDatabase<DB>({ pgliteExtensions: opts.pgliteExtensions });
+/** A test's database, with the URL that reaches it when it lives on a PostgreSQL server. */
+export type TestDatabase<DB> = DatabaseHandle<DB> & { url?: string };
 
-  const schema = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await withClient(url, async (client) => {
-    // Extensions are database-wide; keep pg_trgm in public so every test schema sees it on its search_path.
-    await ignoreDuplicate(() => client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public'));
-    await client.query(`CREATE SCHEMA ${schema}`);
-  });
-  const handle = createDatabase<DB>({ url, schema, poolMax: opts.poolMax ?? 5 });
+/**
+ * A database isolated to the caller (one per test file): with DATABASE_URL, a fresh database on that server,
+ * dropped on close; otherwise an in-memory PGlite.
+ *
+ * A database rather than a schema: dropping a schema while another file's migrator introspects the catalog of the
+ * same database can fail that migration ("schema … does not exist"); separate databases share no such catalog.
+ */
+export async function createTestDatabase<DB>(opts: TestDatabaseOptions = {}): Promise<TestDatabase<DB>> {
+  const serverUrl = opts.url === undefined ? process.env.DATABASE_URL : (opts.url ?? undefined);
+  if (!serverUrl) return createDatabase<DB>({ pgliteExtensions: opts.pgliteExtensions });
+
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const handle = createDatabase<DB>({ url: url.toString(), poolMax: opts.poolMax ?? 5 });
   let closed = false;
   return {
     ...handle,
+    url: url.toString(),
     close: async () => {
       if (closed) return;
       closed = true;
       await handle.close();
-      await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }
@@ -41,15 +46,5 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
     return await fn(client);
   } finally {
     await client.end();
-  }
-}
-
-/** Concurrent `CREATE EXTENSION IF NOT EXISTS` from parallel test files can race on the catalog. */
-async function ignoreDuplicate(fn: () => Promise<unknown>): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    const code = pgErrorCode(err);
-    if (code !== '23505' && code !== '42710') throw err;
   }
 }
