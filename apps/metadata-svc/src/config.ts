@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
-import { blobStoreEnvSchema } from '@nrp/storage';
+import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
 export const configSchema = baseConfigSchema(3001)
   .extend(networksEnvSchema.shape)
@@ -48,6 +48,7 @@ export const configSchema = baseConfigSchema(3001)
     /** ENS app URL used for the `url` member of token metadata. */
     NAME_URL_BASE: z.url().default('https://app.ens.domains'),
   })
-  .superRefine(requireDatabaseUrlInProduction);
+  .superRefine(requireDatabaseUrlInProduction)
+  .superRefine(requireS3InProduction);
 
 export type Config = z.output<typeof configSchema>;

@@ -14,12 +14,18 @@ describe('metadata-svc configuration', () => {
     expect(loadConfig(configSchema, { DATABASE_SCHEMA: 'other' }).DATABASE_SCHEMA).toBe('other');
   });
 
-  it('refuses NODE_ENV=production without DATABASE_URL, in one line', () => {
+  it('refuses NODE_ENV=production without DATABASE_URL or S3_BUCKET, in one line', () => {
     expect(() => loadConfig(configSchema, { NODE_ENV: 'production' })).toThrow(
-      /^Invalid configuration: DATABASE_URL: required when NODE_ENV=production[^\n]*$/,
+      /^Invalid configuration: DATABASE_URL: required when NODE_ENV=production[^\n]*; S3_BUCKET: required when NODE_ENV=production[^\n]*$/,
     );
-    expect(
-      loadConfig(configSchema, { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' }).DATABASE_URL,
-    ).toBe('postgres://db/app');
+    expect(() =>
+      loadConfig(configSchema, { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app' }),
+    ).toThrow(/^Invalid configuration: S3_BUCKET: required when NODE_ENV=production/);
+    const production = loadConfig(configSchema, {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/app',
+      S3_BUCKET: 'images',
+    });
+    expect(production).toMatchObject({ DATABASE_URL: 'postgres://db/app', S3_BUCKET: 'images' });
   });
 });

@@ -18,6 +18,20 @@ export const blobStoreEnvSchema = z.object({
   BLOB_DIR: optional,
 });
 
+/** For a config's superRefine: with NODE_ENV=production, blobs must live in S3, not on one pod's disk. */
+export function requireS3InProduction(
+  env: { NODE_ENV?: string; S3_BUCKET?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.NODE_ENV === 'production' && !env.S3_BUCKET) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['S3_BUCKET'],
+      message: 'required when NODE_ENV=production (a local blob directory is for development and tests)',
+    });
+  }
+}
+
 export type BlobStoreConfig =
   | {
       kind: 's3';
