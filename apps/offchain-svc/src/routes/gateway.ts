@@ -74,7 +74,8 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
     'EIP-3668 gateway for ENS’s OffchainResolver: answers `resolve(bytes name, bytes data)` for addr(bytes32), ' +
     'addr(bytes32,uint256), text(bytes32,string), contenthash(bytes32) and multicall(bytes[]) of those. The answer ' +
     'is `abi.encode(bytes result, uint64 expires, bytes signature)`, signed with the gateway key for ' +
-    'GATEWAY_RESOLVER_ADDRESS when configured (needed behind a universal resolver), else for `sender`; ' +
+    'GATEWAY_RESOLVER_ADDRESS when configured (only needed behind a universal resolver that re-emits lookups with ' +
+    'itself as sender, like the test double), else for `sender`; ' +
     '`expires` is now + GATEWAY_TTL_SECONDS. A name the service does not hold answers every record as unset. ' +
     'The node inside `data` is not consulted: the DNS-encoded name decides.';
 
