@@ -16,6 +16,8 @@ export const configSchema = baseConfigSchema(3004).extend({
   CACHE_REDIS_PREFIX: z.string().min(1).default('resolver-svc:'),
   /** Upper bound of one resolution (RPC calls plus CCIP-Read gateway fetches); default 3 × RPC_TIMEOUT_MS. */
   RESOLVE_TIMEOUT_MS: positiveInt.optional(),
+  /** Per client IP: requests with `noCache=true`, which always reach the RPC node, across all routes. */
+  NO_CACHE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -10,6 +10,7 @@ import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
 import { Resolution } from './resolution';
+import { noCacheRateLimit } from './routes/context';
 import { chainRoutes } from './routes/chains';
 import { profileRoutes } from './routes/profile';
 import { recordRoutes } from './routes/records';
@@ -35,7 +36,8 @@ not fit it, are returned as raw 0x-hex with \`exists: true\`. A contenthash whos
 
 **Caching.** Forward answers are cached for FORWARD_CACHE_TTL_SECONDS and reverse answers (address → verified
 primary name) for REVERSE_CACHE_TTL_SECONDS (5 minutes each by default), in process (LRU) and in Redis when
-REDIS_URL is set. \`noCache=true\` resolves on chain and refreshes the cache. Concurrent identical requests share
+REDIS_URL is set. \`noCache=true\` resolves on chain and refreshes the cache; such requests have a stricter per-IP
+limit of their own (NO_CACHE_RATE_LIMIT_PER_MINUTE, 60 by default, shared by all routes). Concurrent identical requests share
 one upstream call. \`Cache-Control: public, max-age=<seconds left>\` fits the cached answer's remaining lifetime.
 
 **Upstream failures.** An RPC node that is down, slower than RPC_TIMEOUT_MS or answers an error, and a CCIP-Read
@@ -59,7 +61,11 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
   });
-  const ctx = { resolution, defaultNetwork: config.DEFAULT_NETWORK };
+  const ctx = {
+    resolution,
+    defaultNetwork: config.DEFAULT_NETWORK,
+    noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
+  };
   const readiness: Record<string, () => Promise<unknown>> = {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createLogger } from '@nrp/server';
@@ -119,6 +120,32 @@ describe('freshness', () => {
       expect(fx.proxy.requests()).toBe(1);
     } finally {
       await short.close();
+    }
+  });
+
+  it('noCache=true requests share a stricter per-IP limit across routes; cached requests do not count', async () => {
+    const limited = await buildService(
+      fx.env({
+        NO_CACHE_RATE_LIMIT_PER_MINUTE: '2',
+        TRUST_PROXY: '1',
+        CACHE_REDIS_PREFIX: `${Date.now()}-nc:`,
+      }),
+    );
+    // A client address of its own (IPv6 keys are grouped by /56), so counters shared through Redis start at 0.
+    const client = `2001:db8:${randomBytes(4)
+      .toString('hex')
+      .replace(/(.{4})/, '$1:')}::1`;
+    try {
+      const get = (path: string) => request(limited.app).get(path).set('X-Forwarded-For', client);
+      await get('/ens/v2/texts/alice.eth?keys=name&noCache=true').expect(200);
+      await get('/ens/v2/profile/alice.eth?noCache=1').expect(200);
+      const refused = await get('/ens/v2/addresses/alice.eth?noCache=true').expect(429);
+      expect(refused.body.code).toBe('RATE_LIMITED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      await get('/ens/v2/texts/alice.eth?keys=name').expect(200);
+      await get('/ens/v2/addresses/alice.eth').expect(200);
+    } finally {
+      await limited.close();
     }
   });
 

@@ -98,6 +98,7 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
       SEPOLIA_ENS_REGISTRY: chain.contracts.ensRegistry,
       SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
       RATE_LIMIT_PER_MINUTE: '1000000',
+      NO_CACHE_RATE_LIMIT_PER_MINUTE: '1000000',
       RPC_TIMEOUT_MS: '5000',
       // the test gateway is plain http on 127.0.0.1: the CCIP-Read URL policy refuses it unless allow-listed
       CCIP_READ_ALLOWED_ORIGINS: `http://127.0.0.1:${gateway.port}`,

@@ -1,5 +1,11 @@
 import cors from 'cors';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Redis } from 'ioredis';
 import {
   commonProblems,
@@ -14,7 +20,7 @@ import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
 import { buildOpenApi } from './openapi';
 import { createRateLimiter } from './rate-limit';
-import type { RouteDefinition } from './route';
+import type { RateLimitSpec, RouteDefinition } from './route';
 import { docsRouter } from './docs';
 import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
@@ -134,10 +140,20 @@ export function createApp(options: AppOptions): Express {
   // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
   const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
 
+  const limiters = new Map<string, RequestHandler>();
+  const limiterFor = (spec: RateLimitSpec): RequestHandler => {
+    let limiter = limiters.get(spec.name);
+    if (!limiter) {
+      limiter = createRateLimiter(service, spec, options.redis);
+      limiters.set(spec.name, limiter);
+    }
+    return limiter;
+  };
+
   for (const route of options.routes) {
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     const chain = [
-      ...(route.rateLimit ? [createRateLimiter(service, route.rateLimit, options.redis)] : []),
+      ...(route.rateLimit ? [limiterFor(route.rateLimit)] : []),
       ...(parsesJson ? [jsonBody] : []),
       ...(route.before ?? []),
       validateRequest({ params: route.params, query: route.query, body: route.body }),

@@ -59,6 +59,7 @@ export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: 
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: spec.name,
+    ...(spec.skip ? { skip: spec.skip } : {}),
     store: redis ? new RedisRateLimitStore(redis, `rl:${service}:${spec.name}:`) : undefined,
     // A Redis outage must not take the service down with it: requests go through (express-rate-limit logs it).
     passOnStoreError: true,

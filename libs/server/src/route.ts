@@ -13,10 +13,12 @@ export interface ResponseSpec {
 }
 
 export interface RateLimitSpec {
-  /** Unique per service: it names the Redis key prefix. */
+  /** Unique per service: it names the Redis key prefix, and routes naming the same limit share its counters. */
   name: string;
   windowMs: number;
   limit: number;
+  /** Requests this limit does not count, e.g. all but the ones that bypass a cache. */
+  skip?: (req: Request) => boolean;
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;

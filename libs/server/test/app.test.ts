@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Request } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import {
@@ -243,6 +244,41 @@ describe('rate limiting', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.headers['ratelimit-policy']).toBeDefined();
     expect(res.headers.ratelimit).toBeDefined();
+  });
+
+  it('routes naming the same limit share its counter, and skipped requests are not counted', async () => {
+    const fresh = {
+      name: 'fresh',
+      windowMs: 60_000,
+      limit: 2,
+      skip: (req: Request) => req.query.fresh !== 'true',
+    };
+    const shared = createApp({
+      service: `test-svc-${randomUUID()}`,
+      version: '0',
+      description: '',
+      logger: createLogger('test', 'silent'),
+      corsOrigins: ['*'],
+      trustProxy: false,
+      rateLimitPerMinute: 1000,
+      redis,
+      routes: ['/a', '/b'].map((path) =>
+        defineRoute({
+          method: 'get',
+          path,
+          summary: path,
+          responses: { 200: { description: 'ok' } },
+          rateLimit: fresh,
+          handler: () => ({ path }),
+        }),
+      ),
+    });
+    await request(shared).get('/a?fresh=true').expect(200);
+    await request(shared).get('/b?fresh=true').expect(200);
+    await request(shared).get('/a?fresh=true').expect(429);
+    await request(shared).get('/b?fresh=true').expect(429);
+    await request(shared).get('/a').expect(200);
+    await request(shared).get('/b').expect(200);
   });
 
   it('the global limit applies to every route', async () => {

@@ -1,13 +1,28 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
+import type { RateLimitSpec } from '@nrp/server';
 import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
-/** What the routes need: the resolution (with its cache) and the network a request without `network` uses. */
+/**
+ * What the routes need: the resolution (with its cache), the network a request without `network` uses, and the
+ * limit on cache-bypassing (`noCache=true`) requests, which every resolving route shares.
+ */
 export interface RouteContext {
   resolution: Resolution;
   defaultNetwork: NetworkName;
+  noCacheLimit: RateLimitSpec;
+}
+
+/** Each `noCache=true` request reaches the RPC node: those are counted per client IP, across routes. */
+export function noCacheRateLimit(limitPerMinute: number): RateLimitSpec {
+  return {
+    name: 'no-cache',
+    windowMs: 60_000,
+    limit: limitPerMinute,
+    skip: (req) => req.query.noCache !== 'true' && req.query.noCache !== '1',
+  };
 }
 
 /** `Cache-Control` fitting what is left of the answer's TTL. */

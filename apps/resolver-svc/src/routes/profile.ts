@@ -46,6 +46,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         },
       },
       problems: bulkRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ query }, req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const selection = profileSelection(query);
@@ -79,6 +80,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       query: profileQuerySchema,
       responses: { 200: { description: 'The profile', schema: profileSchema, headers: cacheControlHeader } },
       problems: nameRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const records = await orUpstreamProblem(

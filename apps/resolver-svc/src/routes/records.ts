@@ -27,6 +27,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
         200: { description: 'The addresses', schema: addressesResultSchema, headers: cacheControlHeader },
       },
       problems: nameRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const coins = query.coins ?? query.chains ?? DEFAULT_COIN_TYPES;
@@ -57,6 +58,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
         200: { description: 'The texts', schema: textsResultSchema, headers: cacheControlHeader },
       },
       problems: nameRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const texts = query.keys ?? WELL_KNOWN_TEXT_KEYS;

@@ -44,6 +44,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         },
       },
       problems: bulkRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ query }, req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const selection = reverseSelection(query, query.records);
@@ -89,6 +90,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         },
       },
       problems: addressRouteProblems,
+      rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const reverse = await orUpstreamProblem(
