@@ -1,16 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ServiceError,
-  getAddresses,
-  getChains,
-  getProfile,
-  getProfiles,
-  getReverseProfile,
-  getReverseProfiles,
-  getTexts,
-  type ClientOptions,
-} from '@nrp/client';
+import { ServiceError, createResolverClient, type ResolverClient } from '@nrp/client';
 import {
   BTC_ADDRESS,
   IPFS_URI,
@@ -23,7 +13,7 @@ import {
 let fx: ResolverFixture;
 let svc: TestService;
 let server: Server;
-let client: ClientOptions;
+let client: ResolverClient;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
@@ -31,7 +21,7 @@ beforeAll(async () => {
   server = await new Promise<Server>((resolve) => {
     const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  client = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  client = createResolverClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 });
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
@@ -41,7 +31,7 @@ afterAll(async () => {
 
 describe('resolver client against resolver-svc on port 0', () => {
   it('getProfile with a selection and the contenthash', async () => {
-    const profile = await getProfile(client, 'Alice.eth', {
+    const profile = await client.getProfile('Alice.eth', {
       texts: ['name', 'url'],
       addresses: ['btc', 60],
       contenthash: true,
@@ -63,24 +53,24 @@ describe('resolver client against resolver-svc on port 0', () => {
   });
 
   it('getAddresses, getTexts, getChains', async () => {
-    const addresses = await getAddresses(client, 'alice.eth', { coins: [60] });
+    const addresses = await client.getAddresses('alice.eth', { coins: [60] });
     expect(addresses.addresses).toEqual([{ coin: 60, chain: 'eth', exists: true, value: fx.accounts.alice }]);
-    const byChain = await getAddresses(client, 'alice.eth', { chains: ['btc'], noCache: true });
+    const byChain = await client.getAddresses('alice.eth', { chains: ['btc'], noCache: true });
     expect(byChain.addresses[0]?.value).toBe(BTC_ADDRESS);
-    const texts = await getTexts(client, 'alice.eth', { keys: ['description'] });
+    const texts = await client.getTexts('alice.eth', { keys: ['description'] });
     expect(texts.texts).toEqual([{ key: 'description', exists: true, value: 'Alice in ENS land' }]);
-    const chains = await getChains(client);
+    const chains = await client.getChains();
     expect(chains.chains.find((c) => c.chain === 'sol')?.coin).toBe(501);
   });
 
   it('getReverseProfile and the bulk calls', async () => {
-    const reverse = await getReverseProfile(client, fx.accounts.alice, { texts: ['avatar'] });
+    const reverse = await client.getReverseProfile(fx.accounts.alice, { texts: ['avatar'] });
     expect(reverse).toMatchObject({ hasReverseRecord: true, name: 'alice.eth', displayName: 'Alice' });
-    const none = await getReverseProfile(client, fx.accounts.impostor);
+    const none = await client.getReverseProfile(fx.accounts.impostor);
     expect(none.hasReverseRecord).toBe(false);
-    const bulk = await getProfiles(client, ['alice.eth', 'a.eth'], { texts: ['name'] });
+    const bulk = await client.getProfiles(['alice.eth', 'a.eth'], { texts: ['name'] });
     expect(bulk.results.map((r) => r.type)).toEqual(['success', 'error']);
-    const reverseBulk = await getReverseProfiles(client, [fx.accounts.alice, fx.accounts.nobody], {
+    const reverseBulk = await client.getReverseProfiles([fx.accounts.alice, fx.accounts.nobody], {
       addresses: ['eth'],
     });
     expect(reverseBulk.results).toEqual([
@@ -93,15 +83,15 @@ describe('resolver client against resolver-svc on port 0', () => {
   });
 
   it('failures are ServiceErrors with the status, code and problem body', async () => {
-    const invalid = await getProfile(client, 'alice..eth').catch((err: unknown) => err);
+    const invalid = await client.getProfile('alice..eth').catch((err: unknown) => err);
     expect(invalid).toBeInstanceOf(ServiceError);
     expect(invalid).toMatchObject({ status: 400, code: 'INVALID_NAME' });
 
     fx.gateway.setFault('http-500');
     try {
-      const upstream = await getProfile(client, 'bob.offchain.eth', { noCache: true }).catch(
-        (err: unknown) => err,
-      );
+      const upstream = await client
+        .getProfile('bob.offchain.eth', { noCache: true })
+        .catch((err: unknown) => err);
       expect(upstream).toBeInstanceOf(ServiceError);
       expect(upstream).toMatchObject({
         status: 502,

@@ -1,6 +1,6 @@
 /**
  * The mint service's API: request/response schemas (the service validates with these same schemas) and typed
- * client functions. Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
+ * client. Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
  */
 import { z } from 'zod';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
@@ -249,61 +249,51 @@ export const listingFileEntrySchema = z.object({
 });
 export const listingFileSchema = z.array(listingFileEntrySchema);
 
-// ----- client functions -----
-
-export function getMintEstimate(
-  options: ClientOptions,
-  query: MintEstimateQuery,
-): Promise<MintEstimateResponse> {
-  return requestJson(options, '/api/v1/mint/estimate', mintEstimateResponseSchema, {
-    query: { ...query },
-  });
-}
-
-export function requestMint(options: ClientOptions, body: MintRequest): Promise<MintResponse> {
-  return requestJson(options, '/api/v1/mint', mintResponseSchema, { method: 'POST', body });
-}
-
-export function requestMintNonce(
-  options: ClientOptions,
-  body: MintNonceRequest,
-): Promise<z.output<typeof mintNonceResponseSchema>> {
-  return requestJson(options, '/api/v1/auth/nonce', mintNonceResponseSchema, { method: 'POST', body });
-}
-
-export function verifyMinter(options: ClientOptions, body: VerifyMinterRequest): Promise<VerifiedMinter> {
-  return requestJson(options, '/api/v1/minters/verify', verifiedMinterSchema, { method: 'POST', body });
-}
+// ----- client -----
 
 function listingPath(network: MintNetwork, parentName: string): string {
   return `/api/v1/listings/${network}/${encodeURIComponent(parentName)}`;
 }
 
-export function getListing(
-  options: ClientOptions,
-  network: MintNetwork,
-  parentName: string,
-): Promise<Listing> {
-  return requestJson(options, listingPath(network, parentName), listingSchema);
+export interface MintClient {
+  /** `GET /api/v1/mint/estimate` */
+  getMintEstimate(query: MintEstimateQuery): Promise<MintEstimateResponse>;
+  /** `POST /api/v1/mint`: the signed mint parameters to send to the controller. */
+  requestMint(body: MintRequest): Promise<MintResponse>;
+  /** `POST /api/v1/auth/nonce` */
+  requestMintNonce(body: MintNonceRequest): Promise<z.output<typeof mintNonceResponseSchema>>;
+  /** `POST /api/v1/minters/verify` */
+  verifyMinter(body: VerifyMinterRequest): Promise<VerifiedMinter>;
+  /** `GET /api/v1/listings/{network}/{parentName}` */
+  getListing(network: MintNetwork, parentName: string): Promise<Listing>;
+  /** `PUT /api/v1/listings/{network}/{parentName}` */
+  putListing(network: MintNetwork, parentName: string, body: PutListingRequest): Promise<Listing>;
+  /** `DELETE /api/v1/listings/{network}/{parentName}` */
+  deleteListing(
+    network: MintNetwork,
+    parentName: string,
+    body: SignedRequest,
+  ): Promise<z.output<typeof deleteListingResponseSchema>>;
 }
 
-export function putListing(
-  options: ClientOptions,
-  network: MintNetwork,
-  parentName: string,
-  body: PutListingRequest,
-): Promise<Listing> {
-  return requestJson(options, listingPath(network, parentName), listingSchema, { method: 'PUT', body });
-}
-
-export function deleteListing(
-  options: ClientOptions,
-  network: MintNetwork,
-  parentName: string,
-  body: SignedRequest,
-): Promise<z.output<typeof deleteListingResponseSchema>> {
-  return requestJson(options, listingPath(network, parentName), deleteListingResponseSchema, {
-    method: 'DELETE',
-    body,
-  });
+/** Typed client of the mint service. Failures throw ServiceError with the problem's `code`. */
+export function createMintClient(options: ClientOptions): MintClient {
+  return {
+    getMintEstimate: (query) =>
+      requestJson(options, '/api/v1/mint/estimate', mintEstimateResponseSchema, { query: { ...query } }),
+    requestMint: (body) => requestJson(options, '/api/v1/mint', mintResponseSchema, { method: 'POST', body }),
+    requestMintNonce: (body) =>
+      requestJson(options, '/api/v1/auth/nonce', mintNonceResponseSchema, { method: 'POST', body }),
+    verifyMinter: (body) =>
+      requestJson(options, '/api/v1/minters/verify', verifiedMinterSchema, { method: 'POST', body }),
+    getListing: (network, parentName) =>
+      requestJson(options, listingPath(network, parentName), listingSchema),
+    putListing: (network, parentName, body) =>
+      requestJson(options, listingPath(network, parentName), listingSchema, { method: 'PUT', body }),
+    deleteListing: (network, parentName, body) =>
+      requestJson(options, listingPath(network, parentName), deleteListingResponseSchema, {
+        method: 'DELETE',
+        body,
+      }),
+  };
 }

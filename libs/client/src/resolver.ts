@@ -1,6 +1,6 @@
 /**
  * resolver-svc (name resolution service, `/ens/v2`): request and response schemas, shared by the service (which
- * validates with them and documents them in /openapi.json) and by the typed client functions below.
+ * validates with them and documents them in /openapi.json) and by the typed client below.
  */
 import { z } from 'zod';
 import { chainByName, isValidCoinType } from '@nrp/ens';
@@ -306,79 +306,60 @@ function profileQuery(o: ProfileOptions): Record<string, string | boolean | unde
   };
 }
 
-/** GET /ens/v2/profile/{name} */
-export function getProfile(
-  client: ClientOptions,
-  name: string,
-  options: ProfileOptions = {},
-): Promise<Profile> {
-  return requestJson(client, `/ens/v2/profile/${encodeURIComponent(name)}`, profileSchema, {
-    query: profileQuery(options),
-  });
+export interface ResolverClient {
+  /** GET /ens/v2/profile/{name} */
+  getProfile(name: string, options?: ProfileOptions): Promise<Profile>;
+  /** GET /ens/v2/profile/bulk?names=… (at most 20 names). */
+  getProfiles(names: string[], options?: ProfileOptions): Promise<BulkProfileResult>;
+  /** GET /ens/v2/addresses/{name}; give `coins` or `chains`, not both. */
+  getAddresses(
+    name: string,
+    options?: ResolveOptions & { coins?: number[]; chains?: string[] },
+  ): Promise<AddressesResult>;
+  /** GET /ens/v2/texts/{name} */
+  getTexts(name: string, options?: ResolveOptions & { keys?: string[] }): Promise<TextsResult>;
+  /** GET /ens/v2/reverse/{address}/profile */
+  getReverseProfile(address: string, options?: ProfileOptions): Promise<ReverseProfile>;
+  /** GET /ens/v2/reverse/bulk?addresses=… (at most 20 addresses). */
+  getReverseProfiles(addresses: string[], options?: ProfileOptions): Promise<BulkReverseResult>;
+  /** GET /ens/v2/chains */
+  getChains(): Promise<ChainsResult>;
 }
 
-/** GET /ens/v2/profile/bulk?names=… (at most 20 names). */
-export function getProfiles(
-  client: ClientOptions,
-  names: string[],
-  options: ProfileOptions = {},
-): Promise<BulkProfileResult> {
-  return requestJson(client, '/ens/v2/profile/bulk', bulkProfileResultSchema, {
-    query: { ...profileQuery(options), names: names.join(',') },
-  });
-}
-
-/** GET /ens/v2/addresses/{name}; give `coins` or `chains`, not both. */
-export function getAddresses(
-  client: ClientOptions,
-  name: string,
-  options: ResolveOptions & { coins?: number[]; chains?: string[] } = {},
-): Promise<AddressesResult> {
-  return requestJson(client, `/ens/v2/addresses/${encodeURIComponent(name)}`, addressesResultSchema, {
-    query: {
-      network: options.network,
-      noCache: options.noCache,
-      coins: list(options.coins),
-      chains: list(options.chains),
+/** Typed client of resolver-svc. Failures throw ServiceError with the problem's `code`. */
+export function createResolverClient(options: ClientOptions): ResolverClient {
+  return {
+    getProfile: (name, opts = {}) =>
+      requestJson(options, `/ens/v2/profile/${encodeURIComponent(name)}`, profileSchema, {
+        query: profileQuery(opts),
+      }),
+    getProfiles: (names, opts = {}) =>
+      requestJson(options, '/ens/v2/profile/bulk', bulkProfileResultSchema, {
+        query: { ...profileQuery(opts), names: names.join(',') },
+      }),
+    getAddresses: (name, opts = {}) =>
+      requestJson(options, `/ens/v2/addresses/${encodeURIComponent(name)}`, addressesResultSchema, {
+        query: {
+          network: opts.network,
+          noCache: opts.noCache,
+          coins: list(opts.coins),
+          chains: list(opts.chains),
+        },
+      }),
+    getTexts: (name, opts = {}) =>
+      requestJson(options, `/ens/v2/texts/${encodeURIComponent(name)}`, textsResultSchema, {
+        query: { network: opts.network, noCache: opts.noCache, keys: list(opts.keys) },
+      }),
+    getReverseProfile: (address, opts = {}) =>
+      requestJson(options, `/ens/v2/reverse/${encodeURIComponent(address)}/profile`, reverseProfileSchema, {
+        query: profileQuery(opts),
+      }),
+    getReverseProfiles: (addresses, opts = {}) => {
+      const { addresses: records, ...rest } = profileQuery(opts);
+      return requestJson(options, '/ens/v2/reverse/bulk', bulkReverseResultSchema, {
+        query: { ...rest, records, addresses: addresses.join(',') },
+      });
     },
-  });
-}
-
-/** GET /ens/v2/texts/{name} */
-export function getTexts(
-  client: ClientOptions,
-  name: string,
-  options: ResolveOptions & { keys?: string[] } = {},
-): Promise<TextsResult> {
-  return requestJson(client, `/ens/v2/texts/${encodeURIComponent(name)}`, textsResultSchema, {
-    query: { network: options.network, noCache: options.noCache, keys: list(options.keys) },
-  });
-}
-
-/** GET /ens/v2/reverse/{address}/profile */
-export function getReverseProfile(
-  client: ClientOptions,
-  address: string,
-  options: ProfileOptions = {},
-): Promise<ReverseProfile> {
-  return requestJson(client, `/ens/v2/reverse/${encodeURIComponent(address)}/profile`, reverseProfileSchema, {
-    query: profileQuery(options),
-  });
-}
-
-/** GET /ens/v2/reverse/bulk?addresses=… (at most 20 addresses). */
-export function getReverseProfiles(
-  client: ClientOptions,
-  addresses: string[],
-  options: ProfileOptions = {},
-): Promise<BulkReverseResult> {
-  const { addresses: records, ...rest } = profileQuery(options);
-  return requestJson(client, '/ens/v2/reverse/bulk', bulkReverseResultSchema, {
-    query: { ...rest, records, addresses: addresses.join(',') },
-  });
-}
-
-/** GET /ens/v2/chains */
-export function getChains(client: ClientOptions): Promise<ChainsResult> {
-  return requestJson(client, '/ens/v2/chains', chainsResultSchema);
+    getChains: () => requestJson(options, '/ens/v2/chains', chainsResultSchema),
+  };
 }
