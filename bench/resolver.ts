@@ -175,9 +175,7 @@ async function main(): Promise<void> {
           handler: () => bodyJson,
         }),
       ],
-      corsOrigins: ['*'],
-      trustProxy: false,
-      rateLimitPerMinute: 1_000_000,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1_000_000 },
     });
     const platform = await listen(platformApp);
     const loader = startLoader();

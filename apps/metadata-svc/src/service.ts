@@ -3,7 +3,6 @@ import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
-  parseTrustProxy,
   readPackageVersion,
   redisFromConfig,
   type Logger,
@@ -124,7 +123,6 @@ export async function createMetadataService(
       readiness[`rpc:${name}`] = () => networks[name].provider.getBlockNumber();
     }
   }
-  if (redis) readiness.redis = () => redis.ping();
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -134,9 +132,7 @@ export async function createMetadataService(
     routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
     problems: Object.values(problems),
     readiness,
-    corsOrigins: config.CORS_ORIGINS,
-    trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    config,
     redis,
   });
 

@@ -6,7 +6,6 @@ import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   ConfigError,
   createApp,
-  parseTrustProxy,
   readPackageVersion,
   redisFromConfig,
   type Logger,
@@ -144,7 +143,6 @@ export async function buildService(
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
-  if (redis) readiness.redis = () => redis.ping();
   for (const [name, net] of Object.entries(networks)) {
     const controllerAddress = net.mintController;
     if (!controllerAddress) continue;
@@ -187,9 +185,7 @@ export async function buildService(
     ],
     problems: [...Object.values(mintProblems), ...Object.values(authProblems)],
     readiness,
-    corsOrigins: config.CORS_ORIGINS,
-    trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    config,
     redis,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');

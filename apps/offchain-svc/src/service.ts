@@ -1,6 +1,5 @@
 import {
   createApp,
-  parseTrustProxy,
   readPackageVersion,
   redisFromConfig,
   type Logger,
@@ -63,7 +62,6 @@ export const createService = async (
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
   const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
-  if (redis) readiness.redis = () => redis.ping();
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -80,9 +78,7 @@ export const createService = async (
     ],
     problems: Object.values(offchainProblems),
     readiness,
-    corsOrigins: config.CORS_ORIGINS,
-    trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    config,
     redis,
     jsonLimit: '1mb',
   });

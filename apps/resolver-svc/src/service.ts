@@ -1,11 +1,5 @@
 import { networksFromEnv } from '@nrp/chain';
-import {
-  createApp,
-  parseTrustProxy,
-  readPackageVersion,
-  redisFromConfig,
-  type ServiceFactory,
-} from '@nrp/server';
+import { createApp, readPackageVersion, redisFromConfig, type ServiceFactory } from '@nrp/server';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
@@ -69,7 +63,6 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
   const readiness: Record<string, () => Promise<unknown>> = {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
   };
-  if (redis) readiness.redis = () => redis.ping();
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -78,9 +71,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     logger,
     routes: [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()],
     readiness,
-    corsOrigins: config.CORS_ORIGINS,
-    trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    config,
     redis,
   });
   onShutdown.unshift(async () => resolution.destroy());

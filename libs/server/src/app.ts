@@ -16,6 +16,7 @@ import {
   validateRequest,
   type ProblemDef,
 } from '@nrp/validation';
+import { type BaseConfig, parseTrustProxy } from './config';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
 import { buildOpenApi } from './openapi';
@@ -26,6 +27,8 @@ import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
 export type ReadinessCheck = () => Promise<unknown>;
+
+export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
 
 export interface AppOptions {
   service: string;
@@ -38,9 +41,9 @@ export interface AppOptions {
   problems?: ProblemDef[];
   /** Dependencies `/ready` checks, by name. */
   readiness?: Record<string, ReadinessCheck>;
-  corsOrigins: string[];
-  trustProxy: boolean | number | string;
-  rateLimitPerMinute: number;
+  /** The HTTP settings every service reads from its environment (see `baseConfigSchema`). */
+  config: HttpConfig;
+  /** Shares rate-limit counters across replicas, and is checked by `/ready`. */
   redis?: Redis;
   /** JSON body limit; default 100kb. */
   jsonLimit?: string;
@@ -72,10 +75,15 @@ export function createApp(options: AppOptions): Express {
   const { service, version, logger } = options;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', options.trustProxy);
+  app.set('trust proxy', parseTrustProxy(options.config.TRUST_PROXY));
   app.set('query parser', 'simple');
 
   const metrics = createHttpMetrics(service);
+  const { redis } = options;
+  const readiness: Record<string, ReadinessCheck> = {
+    ...options.readiness,
+    ...(redis ? { redis: () => redis.ping() } : {}),
+  };
   const problems = [...Object.values(commonProblems), ...(options.problems ?? [])];
   const openApi = buildOpenApi(
     { title: service, version, description: options.description },
@@ -86,10 +94,9 @@ export function createApp(options: AppOptions): Express {
   app.use(requestContext(logger));
   app.use(metrics.middleware);
   app.use(securityHeaders());
-  const allowAll = options.corsOrigins.includes('*');
-  app.use(
-    cors({ origin: allowAll ? '*' : options.corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }),
-  );
+  const corsOrigins = options.config.CORS_ORIGINS;
+  const allowAll = corsOrigins.includes('*');
+  app.use(cors({ origin: allowAll ? '*' : corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }));
 
   app.get('/', (_req, res) => {
     res.json({ service, version, docs: '/docs' });
@@ -101,7 +108,7 @@ export function createApp(options: AppOptions): Express {
     const checks: Record<string, string> = {};
     let ready = true;
     await Promise.all(
-      Object.entries(options.readiness ?? {}).map(async ([name, check]) => {
+      Object.entries(readiness).map(async ([name, check]) => {
         try {
           await withTimeout(check(), options.readinessTimeoutMs ?? 3000, name);
           checks[name] = 'ok';
@@ -133,7 +140,7 @@ export function createApp(options: AppOptions): Express {
   app.use(
     createRateLimiter(
       service,
-      { name: 'global', windowMs: 60_000, limit: options.rateLimitPerMinute },
+      { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE },
       options.redis,
     ),
   );

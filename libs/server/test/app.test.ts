@@ -66,9 +66,7 @@ function app(overrides: Partial<AppOptions> = {}) {
     logger: createLogger('test', 'silent'),
     routes,
     problems: Object.values(problems),
-    corsOrigins: ['https://app.example'],
-    trustProxy: false,
-    rateLimitPerMinute: 1000,
+    config: { CORS_ORIGINS: ['https://app.example'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
     redis,
     ...overrides,
   });
@@ -92,9 +90,10 @@ describe('shared endpoints', () => {
 
   it('GET /ready reports each dependency, 503 when one fails', async () => {
     const ok = app({ readiness: { db: async () => undefined } });
+    // With Redis configured (REDIS_URL), the app checks it too.
     expect((await request(ok).get('/ready').expect(200)).body).toEqual({
       status: 'ok',
-      checks: { db: 'ok' },
+      checks: { db: 'ok', ...(redis ? { redis: 'ok' } : {}) },
     });
     const down = app({
       readiness: {
@@ -258,9 +257,7 @@ describe('rate limiting', () => {
       version: '0',
       description: '',
       logger: createLogger('test', 'silent'),
-      corsOrigins: ['*'],
-      trustProxy: false,
-      rateLimitPerMinute: 1000,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
       redis,
       routes: ['/a', '/b'].map((path) =>
         defineRoute({
@@ -282,7 +279,7 @@ describe('rate limiting', () => {
   });
 
   it('the global limit applies to every route', async () => {
-    const server = app({ rateLimitPerMinute: 2 });
+    const server = app({ config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 2 } });
     await request(server).get('/widgets/demo.eth').expect(200);
     await request(server).get('/widgets/demo.eth').expect(200);
     await request(server).get('/widgets/demo.eth').expect(429);

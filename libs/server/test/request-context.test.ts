@@ -37,9 +37,7 @@ function app(logger: Logger, redis?: Redis) {
     description: '',
     logger,
     routes,
-    corsOrigins: ['*'],
-    trustProxy: false,
-    rateLimitPerMinute: 100,
+    config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100 },
     redis,
   });
 }

@@ -24,9 +24,7 @@ describe('runService graceful shutdown', () => {
       version: '0.0.0',
       description: '',
       logger: createLogger('test', 'silent'),
-      corsOrigins: ['*'],
-      trustProxy: false,
-      rateLimitPerMinute: 100,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100 },
       routes: [
         defineRoute({
           method: 'get',
