@@ -17,29 +17,37 @@ async function lockTarget(trx: Transaction<MetadataDb>, target: ImageTarget): Pr
   await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
 }
 
-const forTarget = (target: ImageTarget) =>
-  ({ network: target.network, node: target.node, kind: target.kind }) as const;
+/** The columns that name one image slot, for `where((eb) => eb.and(targetColumns(t)))`. */
+const targetColumns = (target: ImageTarget) => ({
+  network: target.network,
+  node: target.node,
+  kind: target.kind,
+});
+
+/** Deletes the confirmed image of `target` (inside the caller's transaction) and returns it. */
+function takeConfirmed(trx: Transaction<MetadataDb>, target: ImageTarget): Promise<Image | undefined> {
+  return trx
+    .deleteFrom('images')
+    .where((eb) => eb.and(targetColumns(target)))
+    .where('status', '=', 'confirmed')
+    .returningAll()
+    .executeTakeFirst();
+}
 
 export async function findConfirmed(db: Db, target: ImageTarget): Promise<Image | undefined> {
-  const t = forTarget(target);
   return db
     .selectFrom('images')
     .selectAll()
-    .where('network', '=', t.network)
-    .where('node', '=', t.node)
-    .where('kind', '=', t.kind)
+    .where((eb) => eb.and(targetColumns(target)))
     .where('status', '=', 'confirmed')
     .executeTakeFirst();
 }
 
 export async function findPending(db: Db, target: ImageTarget): Promise<Image[]> {
-  const t = forTarget(target);
   return db
     .selectFrom('images')
     .selectAll()
-    .where('network', '=', t.network)
-    .where('node', '=', t.node)
-    .where('kind', '=', t.kind)
+    .where((eb) => eb.and(targetColumns(target)))
     .where('status', '=', 'pending')
     .orderBy('uploaded_at', 'desc')
     .execute();
@@ -64,14 +72,7 @@ export async function listLivePending(db: Db, now: Date, limit = 500): Promise<I
 export async function replaceConfirmed(db: Db, row: Image): Promise<Image | undefined> {
   return db.transaction().execute(async (trx) => {
     await lockTarget(trx, row);
-    const previous = await trx
-      .deleteFrom('images')
-      .where('network', '=', row.network)
-      .where('node', '=', row.node)
-      .where('kind', '=', row.kind)
-      .where('status', '=', 'confirmed')
-      .returningAll()
-      .executeTakeFirst();
+    const previous = await takeConfirmed(trx, row);
     await trx.insertInto('images').values(row).execute();
     return previous;
   });
@@ -83,9 +84,7 @@ export async function replacePending(db: Db, row: Image): Promise<Image | undefi
     await lockTarget(trx, row);
     const previous = await trx
       .deleteFrom('images')
-      .where('network', '=', row.network)
-      .where('node', '=', row.node)
-      .where('kind', '=', row.kind)
+      .where((eb) => eb.and(targetColumns(row)))
       .where('uploader', '=', row.uploader)
       .where('status', '=', 'pending')
       .returningAll()
@@ -112,14 +111,7 @@ export async function confirmPending(db: Db, pending: Image, now: Date): Promise
     if (!current.pending_until || current.pending_until.getTime() <= now.getTime()) {
       return { confirmed: false, reason: 'expired' };
     }
-    const replaced = await trx
-      .deleteFrom('images')
-      .where('network', '=', pending.network)
-      .where('node', '=', pending.node)
-      .where('kind', '=', pending.kind)
-      .where('status', '=', 'confirmed')
-      .returningAll()
-      .executeTakeFirst();
+    const replaced = await takeConfirmed(trx, pending);
     await trx
       .updateTable('images')
       .set({ status: 'confirmed', pending_until: null })
@@ -145,9 +137,7 @@ export async function deleteForOwner(db: Db, target: ImageTarget, uploader: stri
     await lockTarget(trx, target);
     return trx
       .deleteFrom('images')
-      .where('network', '=', target.network)
-      .where('node', '=', target.node)
-      .where('kind', '=', target.kind)
+      .where((eb) => eb.and(targetColumns(target)))
       .where((eb) =>
         eb.or([
           eb('status', '=', 'confirmed'),
