@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { generateApiKey, hashApiKey } from '@nrp/auth';
-import { createOffchainClient } from '@nrp/client';
+import { createOffchainClient, type CreateSubnameInput } from '@nrp/client';
 import { labelhash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts, type DevStackHook } from '@nrp/testkit';
 import { API_KEY_PREFIX } from './api-keys';
@@ -98,7 +98,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     offchainApiKey: secrets.apiKey,
     afterStart: async () => {
       const client = createOffchainClient({ baseUrl: ctx.services.offchain });
-      await client.createOrUpdateSubname(
+      const demoSubnames: CreateSubnameInput[] = [
         {
           parentName: DEV_PARENT,
           label: 'alice',
@@ -117,9 +117,6 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
           contenthash: 'ipfs://QmRAQB6YaCyidP37UdDnjFY5vQuiBrcqdyoW1CuDgwxkD4',
           ttl: 300,
         },
-        secrets.apiKey,
-      );
-      await client.createOrUpdateSubname(
         {
           parentName: DEV_PARENT,
           label: 'bob',
@@ -128,9 +125,6 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
           addresses: [{ coin: 60, value: bob.address }],
           metadata: [{ key: 'tier', value: 'silver' }],
         },
-        secrets.apiKey,
-      );
-      await client.createOrUpdateSubname(
         {
           parentName: DEV_PARENT,
           label: 'team',
@@ -139,8 +133,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
           addresses: [{ coin: 60, value: owner.address }],
           metadata: [{ key: 'tier', value: 'gold' }],
         },
-        secrets.apiKey,
-      );
+      ];
+      for (const subname of demoSubnames) await client.createOrUpdateSubname(subname, secrets.apiKey);
     },
   };
 };
