@@ -78,7 +78,6 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
     },
   });
   const offchainResolver = await ens.deployOffchainResolver(gateway.url, [gateway.signerAddress]);
-  gateway.setResolverAddress(offchainResolver);
   await ens.registerEthName('offchain', deployer, { resolver: offchainResolver });
   await ens.setReverseName(bob, 'bob.offchain.eth');
 
