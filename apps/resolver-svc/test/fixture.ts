@@ -65,6 +65,11 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   await ens.setReverseName(alice, 'alice.eth');
   await ens.setReverseName(impostor, 'alice.eth');
 
+  await ens.registerEthName('wrapped', alice);
+  await ens.wrapName('wrapped.eth', alice);
+  await ens.setText('wrapped.eth', 'name', 'Wrapped');
+  await ens.setAddr('wrapped.eth', alice);
+
   await ens.registerEthName('noresolver', deployer, { resolver: null });
   // a resolver contract without any record function: every call reverts with no data
   await ens.registerEthName('bare', deployer, { resolver: await ens.deployErc1271Wallet(deployer) });
