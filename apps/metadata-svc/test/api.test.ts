@@ -162,9 +162,9 @@ describe('@nrp/client against the service on a real port', () => {
       isUpdate: false,
       avatarUrl: stableImageUrl(BASE_URL, 'sepolia', 'client.eth', 'avatar'),
     });
-    const image = await client.getImage('sepolia', 'client.eth', 'avatar');
+    const image = await client.getImage({ network: 'sepolia', subname: 'client.eth' }, 'avatar');
     expect(image.contentType).toBe('image/png');
-    expect(Buffer.compare(image.bytes, bytes)).toBe(0);
+    expect(Buffer.compare(Buffer.from(image.bytes), bytes)).toBe(0);
 
     const metadata = await client.getTokenMetadata(11155111, tokenIdFromNamehash(namehash('client.eth')));
     expect(metadata.name).toBe('client.eth');
@@ -175,7 +175,9 @@ describe('@nrp/client against the service on a real port', () => {
       subname: 'client.eth',
     });
     expect(deleted.subname).toBe('client.eth');
-    await expect(client.getImage('sepolia', 'client.eth', 'avatar')).rejects.toMatchObject({
+    await expect(
+      client.getImage({ network: 'sepolia', subname: 'client.eth' }, 'avatar'),
+    ).rejects.toMatchObject({
       status: 404,
       code: 'IMAGE_NOT_FOUND',
     });
