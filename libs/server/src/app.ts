@@ -28,6 +28,10 @@ import { securityHeaders } from './security-headers';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'];
+/** Browsers cache a preflight answer this long (Chromium caps it at 2 hours). */
+export const CORS_MAX_AGE_SECONDS = 7200;
+
 export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
 
 export interface AppOptions {
@@ -96,7 +100,14 @@ export function createApp(options: AppOptions): Express {
   app.use(securityHeaders());
   const corsOrigins = options.config.CORS_ORIGINS;
   const allowAll = corsOrigins.includes('*');
-  app.use(cors({ origin: allowAll ? '*' : corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }));
+  app.use(
+    cors({
+      origin: allowAll ? '*' : corsOrigins,
+      // A page reads these: the request id to quote, and the rate limit state (IETF draft-8 headers).
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      maxAge: CORS_MAX_AGE_SECONDS,
+    }),
+  );
 
   app.get('/', (_req, res) => {
     res.json({ service, version, docs: '/docs' });

@@ -162,8 +162,23 @@ describe('shared endpoints', () => {
     const res = await request(server).get('/health').set('Origin', 'https://app.example').expect(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['access-control-expose-headers']).toBe(
+      'x-request-id,Retry-After,RateLimit,RateLimit-Policy',
+    );
     const foreign = await request(server).get('/health').set('Origin', 'https://evil.example');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers preflights with the allowed methods and caches them for two hours', async () => {
+    const preflight = await request(server)
+      .options('/widgets')
+      .set('Origin', 'https://app.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,x-auth-token')
+      .expect(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(preflight.headers['access-control-allow-headers']).toBe('content-type,x-auth-token');
+    expect(preflight.headers['access-control-max-age']).toBe('7200');
   });
 });
 
