@@ -9,7 +9,6 @@ import {
 import type { Config } from './config';
 import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
 import { upsertApiKey } from './data/api-keys';
-import { offchainProblems } from './problems';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 
@@ -76,7 +75,6 @@ export const createService = async (
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
       }),
     ],
-    problems: Object.values(offchainProblems),
     readiness,
     config,
     redis,

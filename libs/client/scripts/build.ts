@@ -19,7 +19,8 @@ const repoRoot = path.dirname(libs);
 /** Output module name (without extension) by source file. */
 const modules = new Map<string, string>();
 for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-  if (file.endsWith('.ts')) modules.set(path.join(src, file), file.replace(/\.ts$/, '').split(path.sep).join('/'));
+  if (file.endsWith('.ts'))
+    modules.set(path.join(src, file), file.replace(/\.ts$/, '').split(path.sep).join('/'));
 }
 const internal: Record<string, { source: string; module: string }> = {
   '@nrp/validation': {
@@ -52,7 +53,10 @@ function moduleGraph(extension: string): Plugin {
         }
         if (!args.path.startsWith('.')) return { path: args.path, external: true };
         if (!args.importer.startsWith(src)) return undefined;
-        const resolved = await pluginBuild.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir });
+        const resolved = await pluginBuild.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+        });
         const target = modules.get(resolved.path);
         if (!importer || !target) throw new Error(`${args.importer}: cannot map import ${args.path}`);
         return { path: relativeSpecifier(importer, target, extension), external: true };
@@ -106,7 +110,9 @@ function buildTypes(outDir: string): void {
       const source = path.join(libs, declarationFile).replace(/\.d\.ts$/, '.ts');
       if (modules.has(source)) return modules.get(source);
       const ensDir = path.join(libs, 'ens/src');
-      return source.startsWith(ensDir) ? `internal/ens/${path.relative(ensDir, source).replace(/\.ts$/, '')}` : undefined;
+      return source.startsWith(ensDir)
+        ? `internal/ens/${path.relative(ensDir, source).replace(/\.ts$/, '')}`
+        : undefined;
     };
     for (const file of readdirSync(declarationDir, { recursive: true, encoding: 'utf8' })) {
       if (!file.endsWith('.d.ts')) continue;
@@ -117,12 +123,16 @@ function buildTypes(outDir: string): void {
         ['esm', '.js'],
         ['cjs', '.cjs'],
       ] as const) {
-        const rewritten = text.replace(/(from |import\()(['"])([^'"]+)\2/g, (whole, lead: string, quote: string, spec: string) => {
-          const workspaceLib = internal[spec];
-          if (workspaceLib) return `${lead}${quote}${relativeSpecifier(module, workspaceLib.module, extension)}${quote}`;
-          if (spec.startsWith('.')) return `${lead}${quote}${spec}${extension}${quote}`;
-          return whole;
-        });
+        const rewritten = text.replace(
+          /(from |import\()(['"])([^'"]+)\2/g,
+          (whole, lead: string, quote: string, spec: string) => {
+            const workspaceLib = internal[spec];
+            if (workspaceLib)
+              return `${lead}${quote}${relativeSpecifier(module, workspaceLib.module, extension)}${quote}`;
+            if (spec.startsWith('.')) return `${lead}${quote}${spec}${extension}${quote}`;
+            return whole;
+          },
+        );
         const target = path.join(outDir, format, `${module}${format === 'esm' ? '.d.ts' : '.d.cts'}`);
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(target, rewritten);

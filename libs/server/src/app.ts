@@ -14,12 +14,11 @@ import {
   problemErrorHandler,
   sendProblem,
   validateRequest,
-  type ProblemDef,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
-import { buildOpenApi } from './openapi';
+import { buildOpenApi, problemCatalogue } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
 import { docsRouter } from './docs';
@@ -40,9 +39,8 @@ export interface AppOptions {
   /** Markdown for the OpenAPI `info.description`: what the service does and the choices it made. */
   description: string;
   logger: Logger;
+  /** Their problems make the catalogue at `/docs/errors`, with the ones every route can answer. */
   routes: RouteDefinition[];
-  /** The service's own problems, for the catalogue at `/docs/errors` and the OpenAPI document. */
-  problems?: ProblemDef[];
   /** Dependencies `/ready` checks, by name. */
   readiness?: Record<string, ReadinessCheck>;
   /** The HTTP settings every service reads from its environment (see `baseConfigSchema`). */
@@ -88,12 +86,7 @@ export function createApp(options: AppOptions): Express {
     ...options.readiness,
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
-  const problems = [...Object.values(commonProblems), ...(options.problems ?? [])];
-  const openApi = buildOpenApi(
-    { title: service, version, description: options.description },
-    options.routes,
-    problems,
-  );
+  const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
@@ -146,7 +139,7 @@ export function createApp(options: AppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use('/docs', docsRouter(`${service} API`, problems));
+  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
 
   app.use(
     createRateLimiter(

@@ -21,6 +21,7 @@ const routes = [
   defineRoute({
     method: 'get',
     path: '/widgets/:name',
+    operationId: 'getWidget',
     summary: 'Read a widget',
     params: z.object({ name: ensName({ min: 3, max: 50 }) }),
     query: z.object({ fresh: queryBoolean.optional(), owner: ethAddress.optional() }),
@@ -34,6 +35,7 @@ const routes = [
   defineRoute({
     method: 'post',
     path: '/widgets',
+    operationId: 'createWidget',
     summary: 'Create a widget',
     body: z.object({ label: z.string().min(1).max(10), size: z.number().int().positive() }),
     responses: { 201: { description: 'Created' } },
@@ -45,6 +47,7 @@ const routes = [
   defineRoute({
     method: 'get',
     path: '/boom',
+    operationId: 'boom',
     summary: 'Fails',
     responses: { 200: { description: 'never' } },
     handler: () => {
@@ -65,7 +68,6 @@ function app(overrides: Partial<AppOptions> = {}) {
     description: 'A test service.',
     logger: createLogger('test', 'silent'),
     routes,
-    problems: Object.values(problems),
     config: { CORS_ORIGINS: ['https://app.example'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
     redis,
     ...overrides,
@@ -278,6 +280,7 @@ describe('rate limiting', () => {
         defineRoute({
           method: 'get',
           path,
+          operationId: `get${path.slice(1)}`,
           summary: path,
           responses: { 200: { description: 'ok' } },
           rateLimit: fresh,

@@ -28,6 +28,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/reverse/bulk',
+      operationId: 'getReverseProfiles',
       summary: 'Reverse profiles of up to 20 addresses',
       description:
         'One entry per distinct input address, in input order (duplicate inputs are removed). An entry that ' +
@@ -72,6 +73,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/reverse/:address/profile',
+      operationId: 'getReverseProfile',
       summary: 'Primary name and profile of an address',
       description:
         'The primary name comes from the reverse record (ENSIP-19, coin type 60) and counts only when verified: ' +
