@@ -16,7 +16,7 @@ export interface SignInMessageFields {
   expirationTime?: Date;
   notBefore?: Date;
   requestId?: string;
-  resources?: string[];
+  resources?: readonly string[];
 }
 
 function singleLine(field: string, value: string): string {

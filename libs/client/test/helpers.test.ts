@@ -52,7 +52,7 @@ describe('imageSignInMessage', () => {
   it("lays the message out exactly as viem's builder does", () => {
     const fields = {
       domain: 'localhost:5173',
-      address: ADDRESS,
+      address: ADDRESS as `0x${string}`,
       statement: 'Sign in.',
       uri: 'http://localhost:5173/profile',
       chainId: 1,
@@ -60,7 +60,7 @@ describe('imageSignInMessage', () => {
       issuedAt: ISSUED,
       expirationTime: new Date('2026-01-02T04:00:00.000Z'),
       resources: ['https://a.example/1', 'https://a.example/2'],
-    } as const;
+    };
     expect(buildSignInMessage(fields)).toBe(createSiweMessage({ ...fields, version: '1' }));
     const { statement: _none, ...withoutStatement } = fields;
     expect(buildSignInMessage(withoutStatement)).toBe(
