@@ -277,6 +277,7 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
     const res = await request(svc.app).get(`/ens/v2/reverse/${fx.accounts.impostor}/profile`).expect(200);
     expect(res.body).toEqual({
       address: fx.accounts.impostor,
+      coinType: 60,
       hasReverseRecord: false,
       name: null,
       avatar: null,

@@ -39,6 +39,13 @@ export interface ProfileOptions extends ResolveOptions {
   addresses?: Array<string | number>;
 }
 
+export interface ReverseOptions extends ProfileOptions {
+  /** ENSIP-19 coin type of the primary name (default 60); not together with `chain`. */
+  coinType?: number;
+  /** Chain name whose primary name to read (`base`); not together with `coinType`. */
+  chain?: string;
+}
+
 function list(values: ReadonlyArray<string | number> | undefined): string | undefined {
   return values === undefined ? undefined : values.join(',');
 }
@@ -66,9 +73,9 @@ export interface ResolverClient {
   /** GET /ens/v2/texts/{name} */
   getTexts(name: string, options?: ResolveOptions & { keys?: string[] }): Promise<TextsResult>;
   /** GET /ens/v2/reverse/{address}/profile */
-  getReverseProfile(address: string, options?: ProfileOptions): Promise<ReverseProfile>;
+  getReverseProfile(address: string, options?: ReverseOptions): Promise<ReverseProfile>;
   /** GET /ens/v2/reverse/bulk?addresses=… (at most 20 addresses). */
-  getReverseProfiles(addresses: string[], options?: ProfileOptions): Promise<BulkReverseResult>;
+  getReverseProfiles(addresses: string[], options?: ReverseOptions): Promise<BulkReverseResult>;
   /** GET /ens/v2/chains */
   getChains(): Promise<ChainsResult>;
 }
@@ -99,12 +106,18 @@ export function createResolverClient(options: ClientOptions): ResolverClient {
       }),
     getReverseProfile: (address, opts = {}) =>
       requestJson(options, 'getReverseProfile', `/ens/v2/reverse/${encodeURIComponent(address)}/profile`, {
-        query: profileQuery(opts),
+        query: { ...profileQuery(opts), coinType: opts.coinType?.toString(), chain: opts.chain },
       }),
     getReverseProfiles: (addresses, opts = {}) => {
       const { addresses: records, ...rest } = profileQuery(opts);
       return requestJson(options, 'getReverseProfiles', '/ens/v2/reverse/bulk', {
-        query: { ...rest, records, addresses: addresses.join(',') },
+        query: {
+          ...rest,
+          coinType: opts.coinType?.toString(),
+          chain: opts.chain,
+          records,
+          addresses: addresses.join(','),
+        },
       });
     },
     getChains: () => requestJson(options, 'getChains', '/ens/v2/chains'),

@@ -63,6 +63,10 @@ export const textsResultSchema = z.object({ name: z.string(), texts: z.array(tex
 
 export const reverseProfileSchema = z.object({
   address: z.string().meta({ description: 'The requested address, EIP-55 checksummed.' }),
+  coinType: z.number().int().meta({
+    description:
+      'ENSIP-19 coin type of the primary name: 60 (Ethereum), 0x80000000 | chainId for an EVM chain, 2147483648 for the default EVM name.',
+  }),
   hasReverseRecord: z.boolean(),
   name: z.string().nullable(),
   avatar: z.string().nullable(),
@@ -215,11 +219,19 @@ export const profileQuerySchema = z.object({
   addresses: addressesQuery,
 });
 
-export const reverseQuerySchema = z.object({
+const reverseQueryFields = z.object({
   network: networkQuery,
   noCache: noCacheQuery.meta({
     description:
       'true: skip the cache for both the reverse and the forward lookup, and refresh it. Default false.',
+  }),
+  coinType: coinTypeItem.optional().meta({
+    description:
+      'ENSIP-19 coin type of the primary name (decimal): 60 (default) for Ethereum, 0x80000000 | chainId for an EVM chain (Base: 2147492101), 2147483648 for the default EVM name. Not together with `chain`.',
+  }),
+  chain: chainNameItem.optional().meta({
+    description:
+      'Chain name (see GET /ens/v2/chains) whose primary name to read, e.g. `base`. Not together with `coinType`.',
   }),
   contenthash: queryBoolean
     .optional()
@@ -227,6 +239,14 @@ export const reverseQuerySchema = z.object({
   texts: textsQuery,
   addresses: addressesQuery,
 });
+
+function coinTypeOrChain(query: { coinType?: number; chain?: number }, ctx: z.RefinementCtx): void {
+  if (query.coinType !== undefined && query.chain !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['chain'], message: 'give either coinType or chain, not both' });
+  }
+}
+
+export const reverseQuerySchema = reverseQueryFields.superRefine(coinTypeOrChain);
 
 export const addressesQuerySchema = z
   .object({
@@ -265,14 +285,16 @@ export const bulkProfileQuerySchema = profileQuerySchema.extend({
   }),
 });
 
-export const bulkReverseQuerySchema = reverseQuerySchema.extend({
-  addresses: commaList(z.string(), { max: MAX_BULK_ITEMS }).meta({
-    description: `Comma-separated addresses, at most ${MAX_BULK_ITEMS}; duplicates are removed.`,
-  }),
-  records: addressesQuery.meta({
-    description: `Address records of each profile: comma-separated chain names or coin types (at most ${MAX_RECORD_SELECTION}).`,
-  }),
-});
+export const bulkReverseQuerySchema = reverseQueryFields
+  .extend({
+    addresses: commaList(z.string(), { max: MAX_BULK_ITEMS }).meta({
+      description: `Comma-separated addresses, at most ${MAX_BULK_ITEMS}; duplicates are removed.`,
+    }),
+    records: addressesQuery.meta({
+      description: `Address records of each profile: comma-separated chain names or coin types (at most ${MAX_RECORD_SELECTION}).`,
+    }),
+  })
+  .superRefine(coinTypeOrChain);
 
 export const nameParamsSchema = z.object({ name: resolverNameParam });
 export const addressParamsSchema = z.object({ address: ethAddress });
