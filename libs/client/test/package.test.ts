@@ -28,8 +28,8 @@ if (!browserAvailable) {
   if (process.env.REQUIRE_BROWSER_TESTS === '1') {
     throw new Error(`REQUIRE_BROWSER_TESTS=1 but there is no Chromium at ${CHROMIUM}`);
   }
-  console.error(
-    `SKIPPING the browser flow test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  process.stderr.write(
+    `SKIPPING the browser flow test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
   );
 }
 const browserIt = browserAvailable ? it : it.skip;
