@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Wallet } from 'ethers';
-import { createMetadataClient, ServiceError } from '@nrp/client';
+import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/images';
@@ -141,7 +141,7 @@ describe('@nrp/client against the service on a real port', () => {
   });
 
   async function signed() {
-    const client = createMetadataClient({ baseUrl });
+    const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
     const { nonce, expiresAt } = await client.getNonce({ address: alice.address, scope: 'avatar' });
     expect(expiresAt).toBeGreaterThan(Date.now());
     const siweMessage = buildMessage(alice.address, nonce);
@@ -149,7 +149,7 @@ describe('@nrp/client against the service on a real port', () => {
   }
 
   it('uploads, reads, describes and deletes through the typed client', async () => {
-    const client = createMetadataClient({ baseUrl });
+    const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
     const bytes = await png(40, 40, '#123456');
     const result = await client.uploadAvatar({
       ...(await signed()),
