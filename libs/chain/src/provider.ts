@@ -1,4 +1,12 @@
-import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
+import {
+  AbiCoder,
+  EnsPlugin,
+  FetchRequest,
+  JsonRpcProvider,
+  Network,
+  makeError,
+  type FetchResponse,
+} from 'ethers';
 import { batchGatewayInterface } from './abis';
 import { CcipReadUrlRefusedError, checkCcipReadUrl } from './ccip-url-policy';
 import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
@@ -105,7 +113,7 @@ export class ChainProvider extends JsonRpcProvider {
       let status: number;
       let body: unknown;
       try {
-        const response = await request.send();
+        const response = await sendRetryingReset(request);
         status = response.statusCode;
         try {
           body = response.bodyJson;
@@ -145,6 +153,19 @@ export class ChainProvider extends JsonRpcProvider {
 
 const BATCH_QUERY_SELECTOR = batchGatewayInterface.getFunction('query')?.selector ?? '0xa780bab6';
 const ERROR_STRING_SELECTOR = '0x08c379a0';
+
+/**
+ * Sends a gateway request, once more when the connection was reset: a pooled keep-alive socket that the server
+ * closed just as it was reused fails that way, and a gateway request is a read, safe to repeat.
+ */
+async function sendRetryingReset(request: FetchRequest): Promise<FetchResponse> {
+  try {
+    return await request.clone().send();
+  } catch (err) {
+    if (!(err instanceof Error) || !/ECONNRESET|EPIPE|socket hang up/.test(err.message)) throw err;
+    return request.send();
+  }
+}
 
 /** A gateway request failed: the last HTTP status when there was one, and what each URL answered. */
 class GatewayFailure extends Error {
