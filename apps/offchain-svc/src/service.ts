@@ -9,7 +9,6 @@ import {
 import type { Config } from './config';
 import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
 import { upsertApiKey } from './data/api-keys';
-import { offchainProblems } from './problems';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 
@@ -78,7 +77,6 @@ export const createService = async (
         rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
       }),
     ],
-    problems: Object.values(offchainProblems),
     readiness,
     config,
     redis,
