@@ -5,6 +5,7 @@ import {
   createApp,
   readPackageVersion,
   redisFromConfig,
+  startPeriodic,
   type Logger,
   type ServiceFactory,
   type ServiceInstance,
@@ -20,7 +21,6 @@ import { problems } from './problems';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
-import { startPeriodic } from './worker';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */

@@ -1,5 +1,6 @@
 import { EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
-import { CcipReadUrlRefusedError, checkCcipReadUrl } from './ccip-url-policy';
+import { CcipReadUrlRefusedError } from './errors';
+import { checkOutboundUrl } from './outbound-url-policy';
 import type { NetworkConfig } from './networks';
 
 class TimeoutError extends Error {
@@ -15,7 +16,7 @@ function messageOf(body: unknown): string | undefined {
 
 /**
  * JsonRpcProvider with a static network (no eth_chainId round trip), ENS pointed at the configured registry,
- * CCIP-Read enabled under a URL policy (`ccip-url-policy.ts`: https to public hosts unless the origin is in
+ * CCIP-Read enabled under a URL policy (`outbound-url-policy.ts`: https to public hosts unless the origin is in
  * `config.ccipReadAllowedOrigins`; redirects are not followed), and a timeout on every RPC request and on every
  * CCIP-Read gateway fetch.
  */
@@ -38,7 +39,7 @@ export class ChainProvider extends JsonRpcProvider {
     const allowed: string[] = [];
     const refused: string[] = [];
     for (const url of urls) {
-      const refusal = await checkCcipReadUrl(url, policy);
+      const refusal = await checkOutboundUrl(url, policy);
       if (refusal === null) allowed.push(url);
       else refused.push(`${url} (${refusal})`);
     }
