@@ -27,6 +27,29 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The URL of `path` under the service's base URL, with the defined `query` values. */
+export function serviceUrl(options: ClientOptions, path: string, query: RequestOptions['query'] = {}): URL {
+  const url = new URL(
+    path.replace(/^\//, ''),
+    options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
+  );
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url;
+}
+
+/** The ServiceError for a failed response whose parsed body (problem+json) is `parsed`. */
+export function serviceError(response: Response, parsed: unknown): ServiceError {
+  const problem = (parsed ?? {}) as { code?: string; detail?: string };
+  return new ServiceError(
+    response.status,
+    problem.code ?? 'UNKNOWN',
+    problem.detail ?? response.statusText,
+    parsed,
+  );
+}
+
 /** One JSON request, its response parsed with the same zod schema the service answers with. */
 export async function requestJson<T extends z.ZodType>(
   options: ClientOptions,
@@ -34,13 +57,7 @@ export async function requestJson<T extends z.ZodType>(
   schema: T,
   request: RequestOptions = {},
 ): Promise<z.output<T>> {
-  const url = new URL(
-    path.replace(/^\//, ''),
-    options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
-  );
-  for (const [key, value] of Object.entries(request.query ?? {})) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
-  }
+  const url = serviceUrl(options, path, request.query);
   const headers: Record<string, string> = {
     accept: 'application/json',
     ...options.headers,
@@ -55,14 +72,6 @@ export async function requestJson<T extends z.ZodType>(
   const response = await (options.fetch ?? fetch)(url, { method: request.method ?? 'GET', headers, body });
   const text = await response.text();
   const parsed: unknown = text ? JSON.parse(text) : undefined;
-  if (!response.ok) {
-    const problem = (parsed ?? {}) as { code?: string; detail?: string };
-    throw new ServiceError(
-      response.status,
-      problem.code ?? 'UNKNOWN',
-      problem.detail ?? response.statusText,
-      parsed,
-    );
-  }
+  if (!response.ok) throw serviceError(response, parsed);
   return schema.parse(parsed);
 }

@@ -12,6 +12,8 @@ import {
 } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE } from '@nrp/validation';
 import { requestJson, type ClientOptions } from './http';
+import { offchainBulkMethods, type OffchainBulkMethods } from './offchain-bulk';
+import { offchainWebhookMethods, type OffchainWebhookMethods } from './offchain-webhooks';
 
 /** Limits of the create-or-update input (what an experienced integrator expects; see the OpenAPI document). */
 export const OFFCHAIN_LIMITS = {
@@ -237,7 +239,7 @@ export const gatewayRequest = z.object({
 
 export const gatewayResponse = z.object({ data: z.string() });
 
-export interface OffchainClient {
+export interface OffchainClient extends OffchainBulkMethods, OffchainWebhookMethods {
   /** Creates or updates a subname (the key in `x-auth-token` must be valid for its parent). */
   createOrUpdateSubname(input: CreateSubnameInput, apiKey: string): Promise<OffchainSubname>;
   getSubname(fullName: string): Promise<OffchainSubname>;
@@ -249,6 +251,8 @@ export interface OffchainClient {
 /** Typed client of the offchain subname service. Failures throw ServiceError with the problem's `code`. */
 export function createOffchainClient(options: ClientOptions): OffchainClient {
   return {
+    ...offchainBulkMethods(options),
+    ...offchainWebhookMethods(options),
     createOrUpdateSubname: (input, apiKey) =>
       requestJson(options, '/api/v1/subnames', offchainSubnameSchema, {
         method: 'POST',

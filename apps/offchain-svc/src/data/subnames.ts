@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { OffchainSubname } from '@nrp/client';
 import type { OffchainDb } from './database';
-import type { SubnamesTable } from './schema';
+import type { OffchainDatabase, SubnamesTable } from './schema';
 
 type SubnameRow = Selectable<SubnamesTable>;
 
@@ -58,10 +58,10 @@ export function likePattern(substring: string): string {
 /**
  * Creates or updates a subname in ONE statement (INSERT … ON CONFLICT (full_name) DO UPDATE): concurrent writers
  * of the same name serialise on its row, never create a second row, and each replaces only the fields it sent,
- * so no update is lost. `created` tells an insert from an update.
+ * so no update is lost. `created` tells an insert from an update. `db` may be a transaction.
  */
 export async function upsertSubname(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   write: SubnameWrite,
 ): Promise<{ subname: OffchainSubname; created: boolean }> {
   const json = (value: Record<string, string> | undefined) => JSON.stringify(value ?? {});
@@ -126,12 +126,33 @@ export async function findRecordsByName(
     .executeTakeFirst();
 }
 
-export async function deleteSubname({ db }: OffchainDb, fullName: string): Promise<boolean> {
-  const result = await db
+/** Deletes a subname and returns it (undefined when there was none). `db` may be a transaction. */
+export async function deleteSubname(
+  db: Kysely<OffchainDatabase>,
+  fullName: string,
+): Promise<OffchainSubname | undefined> {
+  const row = await db
     .deleteFrom('offchain_subnames')
     .where('full_name', '=', fullName)
+    .returningAll()
     .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return row && toSubname(row);
+}
+
+/**
+ * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
+ * (parent_name, label) index: every page costs the same however deep the export is).
+ */
+export async function listSubnamesAfter(
+  { db }: OffchainDb,
+  parentName: string,
+  afterLabel: string | undefined,
+  limit: number,
+): Promise<OffchainSubname[]> {
+  let query = db.selectFrom('offchain_subnames').selectAll().where('parent_name', '=', parentName);
+  if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
+  const rows = await query.orderBy('label').limit(limit).execute();
+  return rows.map(toSubname);
 }
 
 /** One page of matches ordered by label (then parent), and the total count of matches. */
