@@ -46,7 +46,7 @@ describe('event outbox', () => {
       }),
     ).rejects.toThrow('the change failed');
     expect(await count()).toBe(0);
-    await db.db.transaction().execute((trx) => outbox.append(trx, events(2)));
+    await db.db.transaction().execute((trx) => outbox.append<Db>(trx, events(2)));
     expect(await count()).toBe(2);
     await createEventOutbox(TABLE, false).append(db.db, events(5));
     expect(await count()).toBe(2);
