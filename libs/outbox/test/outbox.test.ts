@@ -41,7 +41,7 @@ describe('event outbox', () => {
     const outbox = createEventOutbox(TABLE, true);
     await expect(
       db.db.transaction().execute(async (trx) => {
-        await outbox.append(trx, events(3));
+        await outbox.append<Db>(trx, events(3));
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
