@@ -3,7 +3,7 @@ import type { CreateSubnameData, OffchainSubname } from '@nrp/client';
 import type { Kysely } from 'kysely';
 import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';
-import { deleteSubname, upsertSubname, type SubnameWrite } from './data/subnames';
+import { deleteSubname, upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
 import { subnameEvent, type EventRecorder } from './events';
 
 function toMap(
@@ -35,16 +35,19 @@ export interface SavedSubname {
 }
 
 /**
- * Applies the writes in order inside `trx`, and records a `subname.created` / `subname.updated` event per write
- * in the same transaction.
+ * Applies the writes in order inside `trx` (one statement for a single write, set-based statements for a batch),
+ * and records a `subname.created` / `subname.updated` event per write in the same transaction.
  */
 export async function applyWrites(
   trx: Kysely<OffchainDatabase>,
   events: EventRecorder,
   writes: SubnameWrite[],
 ): Promise<SavedSubname[]> {
-  const saved: SavedSubname[] = [];
-  for (const write of writes) saved.push(await upsertSubname(trx, write));
+  if (writes.length === 0) return [];
+  const saved =
+    writes.length === 1 && writes[0]
+      ? [await upsertSubname(trx, writes[0])]
+      : await upsertSubnames(trx, writes);
   await events.record(
     trx,
     saved.map(({ subname, created }) =>

@@ -196,6 +196,20 @@ describe('bulk import', () => {
     expect(long.body.errors[0].path).toBe('headers.idempotency-key');
   });
 
+  it('concurrent imports of the same new names lose no field', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `both${i}`);
+    const [a, b] = await Promise.all([
+      bulk({ items: names.map((label) => item(label, { texts: [{ key: 'from', value: 'a' }] })) }),
+      bulk({ items: names.map((label) => item(label, { owner: BOB })) }),
+    ]);
+    expect([a?.status, b?.status]).toEqual([200, 200]);
+    expect((a?.body.created ?? 0) + (b?.body.created ?? 0)).toBe(50);
+    for (const label of names) {
+      const stored = await request(svc.app).get(`/api/v1/subnames/${label}.bulk.eth`).expect(200);
+      expect(stored.body).toMatchObject({ owner: BOB, texts: { from: 'a' } });
+    }
+  });
+
   it('concurrent retries with one Idempotency-Key write once and answer alike', async () => {
     const body = { items: [item('race1'), item('race2')] };
     const answers = await Promise.all(

@@ -90,6 +90,101 @@ export async function upsertSubname(
   return { subname: toSubname(subname), created: inserted };
 }
 
+/** A subname's writable fields, as a batch computes them. */
+type SubnameFields = Pick<SubnameRow, 'owner' | 'texts' | 'addresses' | 'metadata' | 'contenthash' | 'ttl'>;
+
+/** `write` over `fields` (absent fields keep their value; a new name starts empty). */
+function applyTo(fields: SubnameFields | undefined, write: SubnameWrite): SubnameFields {
+  return {
+    owner: write.owner !== undefined ? write.owner : (fields?.owner ?? null),
+    texts: write.texts ?? fields?.texts ?? {},
+    addresses: write.addresses ?? fields?.addresses ?? {},
+    metadata: write.metadata ?? fields?.metadata ?? {},
+    contenthash: write.contenthash !== undefined ? write.contenthash : (fields?.contenthash ?? null),
+    ttl: write.ttl !== undefined ? write.ttl : (fields?.ttl ?? null),
+  };
+}
+
+const recordset = (rows: object[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+  full_name text, parent_name text, label text, namehash text, owner text, texts jsonb, addresses jsonb,
+  metadata jsonb, contenthash text, ttl integer)`;
+
+/**
+ * Applies many create-or-updates, in order, inside the caller's transaction — with a few set-based statements
+ * instead of one per write: the existing rows are locked (`FOR UPDATE`, in name order), the writes are merged
+ * over them in memory (a later write of a name sees the earlier ones), then one UPDATE writes the existing rows
+ * and one INSERT … ON CONFLICT DO NOTHING the new ones. A new name that a concurrent request inserted meanwhile is
+ * written with `upsertSubname`, which keeps that request's fields. Each write's result is its name's stored record;
+ * `created` is true for the first write of a name that did not exist.
+ */
+export async function upsertSubnames(
+  db: Kysely<OffchainDatabase>,
+  writes: SubnameWrite[],
+): Promise<Array<{ subname: OffchainSubname; created: boolean }>> {
+  const names = [...new Set(writes.map((w) => w.fullName))].sort();
+  const existing = new Map(
+    (
+      await db
+        .selectFrom('offchain_subnames')
+        .selectAll()
+        .where('full_name', 'in', names)
+        .orderBy('full_name')
+        .forUpdate()
+        .execute()
+    ).map((row) => [row.full_name, row]),
+  );
+  const merged = new Map<string, { write: SubnameWrite; fields: SubnameFields }>();
+  const results = writes.map((write) => {
+    const before = merged.get(write.fullName)?.fields ?? existing.get(write.fullName);
+    merged.set(write.fullName, { write, fields: applyTo(before, write) });
+    return { write, created: before === undefined };
+  });
+  const rowsWhere = (isExisting: boolean) =>
+    [...merged.values()]
+      .filter(({ write }) => existing.has(write.fullName) === isExisting)
+      .map(({ write, fields }) => ({
+        full_name: write.fullName,
+        parent_name: write.parentName,
+        label: write.label,
+        namehash: write.namehash,
+        ...fields,
+      }));
+  const stored = new Map<string, OffchainSubname>();
+  if (existing.size > 0) {
+    const updated = await sql<SubnameRow>`
+      UPDATE offchain_subnames AS s SET
+        owner = x.owner, texts = x.texts, addresses = x.addresses, metadata = x.metadata,
+        contenthash = x.contenthash, ttl = x.ttl, updated_at = now()
+      FROM ${recordset(rowsWhere(true))}
+      WHERE s.full_name = x.full_name COLLATE "C"
+      RETURNING s.*`.execute(db);
+    for (const row of updated.rows) stored.set(row.full_name, toSubname(row));
+  }
+  if (existing.size < merged.size) {
+    const inserted = await sql<SubnameRow>`
+      INSERT INTO offchain_subnames
+        (full_name, parent_name, label, namehash, owner, texts, addresses, metadata, contenthash, ttl)
+      SELECT full_name, parent_name, label, namehash, owner, texts, addresses, metadata, contenthash, ttl
+      FROM ${recordset(rowsWhere(false))}
+      ON CONFLICT (full_name) DO NOTHING
+      RETURNING *`.execute(db);
+    for (const row of inserted.rows) stored.set(row.full_name, toSubname(row));
+  }
+  // Names another request inserted since the lock: merge into that row, one write at a time, in order.
+  const raced = new Set(names.filter((name) => !stored.has(name)));
+  for (const result of results) {
+    if (!raced.has(result.write.fullName)) continue;
+    const saved = await upsertSubname(db, result.write);
+    stored.set(result.write.fullName, saved.subname);
+    result.created = false;
+  }
+  return results.map(({ write, created }) => {
+    const subname = stored.get(write.fullName);
+    if (!subname) throw new Error(`no stored record for ${write.fullName}`);
+    return { subname, created };
+  });
+}
+
 export async function findSubnameByName(
   { db }: OffchainDb,
   fullName: string,
