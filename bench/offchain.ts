@@ -423,7 +423,12 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keys = {
     writes: (await issueApiKey(db, ['writes.eth'])).key,
-    parents: (await issueApiKey(db, Array.from({ length: PARENTS }, (_, p) => parentName(p)))).key,
+    parents: (
+      await issueApiKey(
+        db,
+        Array.from({ length: PARENTS }, (_, p) => parentName(p)),
+      )
+    ).key,
   };
   const seen = new Set<string>();
   const samples: SeedRow[] = [];
