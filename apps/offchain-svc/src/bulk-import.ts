@@ -115,12 +115,11 @@ export async function bulkImport(
       events,
       valid.map((c) => toWrite(c.data)),
     );
-    const results: ItemResult[] = checked.map((c) =>
-      'failure' in c ? c.failure : { index: c.index, status: 0 },
-    );
-    saved.forEach(({ subname, created }, i) => {
-      const index = valid[i]?.index ?? -1;
-      results[index] = { index, status: created ? 201 : 200, subname };
+    const savedByIndex = new Map(valid.map((c, i) => [c.index, saved[i]]));
+    const results = checked.map((c): ItemResult => {
+      if ('failure' in c) return c.failure;
+      const item = savedByIndex.get(c.index);
+      return { index: c.index, status: item?.created ? 201 : 200, subname: item?.subname };
     });
     const answer: BulkSubnamesResult = {
       created: saved.filter((s) => s.created).length,
