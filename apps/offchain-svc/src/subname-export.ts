@@ -6,6 +6,19 @@ import { listSubnamesAfter } from './data/subnames';
 /** Records read per query, and written to the response per chunk. */
 export const EXPORT_PAGE_SIZE = 1000;
 
+/** Resolves when `res` can take more (or the client went away), leaving no listener behind. */
+async function drainedOrClosed(res: Response): Promise<void> {
+  const done = new AbortController();
+  try {
+    await Promise.race([
+      once(res, 'drain', { signal: done.signal }),
+      once(res, 'close', { signal: done.signal }),
+    ]);
+  } finally {
+    done.abort();
+  }
+}
+
 /**
  * Streams every subname of `parentName` after label `cursor` as NDJSON: one keyset page at a time, waiting for the
  * client to drain each chunk, so memory stays one page whatever the number of subnames. Stops when the client goes
@@ -24,7 +37,7 @@ export async function streamExport(
     for (;;) {
       const page = await listSubnamesAfter(db, parentName, after, EXPORT_PAGE_SIZE);
       if (page.length > 0 && !res.write(page.map((s) => `${JSON.stringify(s)}\n`).join(''))) {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        await drainedOrClosed(res);
       }
       if (res.destroyed) return;
       if (page.length < EXPORT_PAGE_SIZE) break;
