@@ -100,8 +100,8 @@ export const createService = async (
       ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
       ...gatewayRoutes(db, {
         signerKey: config.GATEWAY_SIGNER_KEY,
-        resolverAddress: config.GATEWAY_RESOLVER_ADDRESS,
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
+        rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
       }),
     ],
     problems: Object.values(offchainProblems),
