@@ -46,7 +46,9 @@ Choices made where the contract is silent:
   tables). Standard Webhooks signatures, at least once, retried with backoff for 24 hours; see the routes.
 - **Bulk import and export**: \`POST /api/v1/subnames/bulk\` (1,000 items, atomic by default, Idempotency-Key) and
   \`GET /api/v1/subnames/export\` (NDJSON, resumable with a label cursor).
-- **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set.`;
+- **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set;
+  the gateway routes have one ceiling for all clients instead (GATEWAY_RATE_LIMIT_PER_MINUTE): batch gateways carry
+  every user's lookups from a few addresses.`;
 
 /** Events (and their deliveries) are kept this long once no delivery is pending. */
 export const EVENT_RETENTION_DAYS = 30;

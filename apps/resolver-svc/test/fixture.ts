@@ -65,6 +65,11 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   await ens.setReverseName(alice, 'alice.eth');
   await ens.setReverseName(impostor, 'alice.eth');
 
+  await ens.registerEthName('wrapped', alice);
+  await ens.wrapName('wrapped.eth', alice);
+  await ens.setText('wrapped.eth', 'name', 'Wrapped');
+  await ens.setAddr('wrapped.eth', alice);
+
   await ens.registerEthName('noresolver', deployer, { resolver: null });
   // a resolver contract without any record function: every call reverts with no data
   await ens.registerEthName('bare', deployer, { resolver: await ens.deployErc1271Wallet(deployer) });
@@ -87,6 +92,10 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   const offchainResolver = await ens.deployOffchainResolver(gateway.url, [gateway.signerAddress]);
   await ens.registerEthName('offchain', deployer, { resolver: offchainResolver });
   await ens.setReverseName(bob, 'bob.offchain.eth');
+  // ENS's own OffchainResolver (no ENSIP-22): the universal resolver batches its lookups through the batch gateway
+  const legacyResolver = await ens.deployEnsOffchainResolver(gateway.url, [gateway.signerAddress]);
+  await ens.registerEthName('legacy', deployer, { resolver: legacyResolver });
+  gateway.records['bob.legacy.eth'] = { texts: { name: 'Bob (batched)' } };
 
   const proxy = await startRpcProxy(chain.anvil.rpcUrl);
   const redis = await createTestRedis();

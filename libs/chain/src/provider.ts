@@ -1,4 +1,6 @@
 import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { batchGatewayInterface } from './abis';
 import { CcipReadUrlRefusedError } from './errors';
 import { checkOutboundUrl } from './outbound-url-policy';
@@ -95,7 +97,9 @@ export class ChainProvider extends JsonRpcProvider {
       const request = new FetchRequest(url.replace('{sender}', senderHex).replace('{data}', data));
       request.timeout = this.config.rpcTimeoutMs;
       if (!url.includes('{data}')) request.body = { data, sender: senderHex };
-      const defaultGetUrl = request.getUrlFunc;
+      const defaultGetUrl = FetchRequest.createGetUrlFunc({
+        agent: request.url.startsWith('https:') ? gatewayAgents.https : gatewayAgents.http,
+      });
       request.getUrlFunc = async (req, signal) => {
         const response = await defaultGetUrl(req, signal);
         if (response.statusCode >= 300 && response.statusCode < 400) {
@@ -146,6 +150,15 @@ export class ChainProvider extends JsonRpcProvider {
 
 const BATCH_QUERY_SELECTOR = batchGatewayInterface.getFunction('query')?.selector ?? '0xa780bab6';
 const ERROR_STRING_SELECTOR = '0x08c379a0';
+
+/**
+ * Connection pools of the gateway requests. An idle keep-alive socket is dropped after 2 s, before the usual 5 s
+ * keep-alive timeout of a server could close it just as a request reuses it (ECONNRESET under bursts).
+ */
+const gatewayAgents = {
+  http: new HttpAgent({ keepAlive: true, timeout: 2_000 }),
+  https: new HttpsAgent({ keepAlive: true, timeout: 2_000 }),
+};
 
 /** A gateway request failed: the last HTTP status when there was one, and what each URL answered. */
 class GatewayFailure extends Error {
