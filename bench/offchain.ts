@@ -4,8 +4,11 @@
  * parents straight into the service's tables (multi-row INSERT … SELECT unnest; the service's secondary indexes are
  * dropped during the big load and recreated from their own definitions), then measures over loopback HTTP:
  * p50/p95 of search (parent + labelSearch, parent + metadata, parent + owner), get-by-name, get-by-namehash and
- * CCIP-Read gateway answers at 10,000 and 1,000,000 rows, and create/update throughput. Prints one table.
- * Bounded: BENCH_ROWS (default 1,000,000), BENCH_SAMPLES (default 300 per operation), BENCH_WRITES (default 2,000).
+ * CCIP-Read gateway answers at 10,000 and 1,000,000 rows, create/update throughput, bulk import throughput
+ * (1,000-item requests) and a full NDJSON export of every parent (rows/s; the live heap after GC and the peak RSS
+ * of this process — service and streaming client — as growth over the export). Prints one table.
+ * Bounded: BENCH_ROWS (default 1,000,000), BENCH_SAMPLES (default 300 per operation), BENCH_WRITES (default 2,000),
+ * BENCH_BULK_REQUESTS (default 20).
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -31,6 +34,9 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const WARMUP = 30;
 const WRITES = Number(process.env.BENCH_WRITES ?? 2_000);
 const WRITE_CONCURRENCY = 16;
+const BULK_REQUESTS = Number(process.env.BENCH_BULK_REQUESTS ?? 20);
+const BULK_ITEMS = 1000;
+const MB = 1024 * 1024;
 const BATCH = 10_000;
 const GATEWAY_KEY = '0x' + '42'.repeat(32);
 const RESOLVER = getAddress('0x' + '0f'.repeat(20));
@@ -176,15 +182,94 @@ async function throughput(total: number, run: (i: number) => Promise<Response>):
   return total / ((performance.now() - started) / 1000);
 }
 
-type Measurements = Map<string, { p50: number; p95: number } | number>;
+/** Bulk imports of BULK_ITEMS new subnames each, sequentially: rows per second. */
+async function bulkThroughput(base: string, key: string, prefix: string): Promise<number> {
+  const started = performance.now();
+  for (let r = 0; r < BULK_REQUESTS; r++) {
+    const items = Array.from({ length: BULK_ITEMS }, (_, i) => ({
+      parentName: 'writes.eth',
+      label: `${prefix}-b${r}-${i}`,
+      owner: owners[i % OWNERS],
+      texts: [{ key: 'avatar', value: `https://img.example/${i}.png` }],
+      addresses: [{ coin: 60, value: owners[i % OWNERS] }],
+      metadata: [{ key: 'tier', value: 'gold' }],
+    }));
+    const res = await fetch(`${base}/api/v1/subnames/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-token': key },
+      body: JSON.stringify({ items }),
+    });
+    const body = (await res.json()) as { created?: number };
+    if (res.status !== 200 || body.created !== BULK_ITEMS) throw new Error(`bulk ${r}: HTTP ${res.status}`);
+  }
+  return (BULK_REQUESTS * BULK_ITEMS) / ((performance.now() - started) / 1000);
+}
+
+interface ExportRun {
+  rows: number;
+  rowsPerSecond: number;
+  heapBeforeMb: number;
+  liveHeapMb: number;
+  peakRssMb: number;
+}
+
+/** A full collection (the npm script runs node with --expose-gc), so heapUsed counts live objects only. */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * Exports every seeded parent, one NDJSON stream after another, counting lines as the bytes arrive (the client
+ * keeps nothing). Memory: the live heap after a full GC before the export and at the end of each parent's stream
+ * (the largest: what exporting retains), and the process's peak RSS sampled every 10 ms during the export.
+ */
+async function exportAll(base: string, key: string): Promise<ExportRun> {
+  collect();
+  const before = process.memoryUsage();
+  let liveHeap = 0;
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 10);
+  let rows = 0;
+  let streaming = 0;
+  try {
+    for (let p = 0; p < PARENTS; p++) {
+      const started = performance.now();
+      const res = await fetch(`${base}/api/v1/subnames/export?parentName=${parentName(p)}`, {
+        headers: { 'x-auth-token': key },
+      });
+      if (res.status !== 200 || !res.body) throw new Error(`export ${parentName(p)}: HTTP ${res.status}`);
+      const reader = res.body.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        for (const byte of read.value) if (byte === 10) rows++;
+      }
+      streaming += performance.now() - started;
+      collect();
+      liveHeap = Math.max(liveHeap, process.memoryUsage().heapUsed);
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  return {
+    rows,
+    rowsPerSecond: rows / (streaming / 1000),
+    heapBeforeMb: before.heapUsed / MB,
+    liveHeapMb: liveHeap / MB,
+    peakRssMb: peakRss / MB,
+  };
+}
+
+type Measurements = Map<string, { p50: number; p95: number } | number | string>;
 
 async function measure(
   db: OffchainDb,
   base: string,
-  key: string,
+  keys: { writes: string; parents: string },
   samples: SeedRow[],
   round: number,
 ): Promise<Measurements> {
+  const key = keys.writes;
   const pick = (i: number): SeedRow =>
     samples[(i * 7919 + round) % samples.length] ?? (samples[0] as SeedRow);
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -305,12 +390,24 @@ async function measure(
       ),
     ),
   );
+  out.set(
+    `bulk import (rows/s, ${BULK_REQUESTS} sequential requests of ${BULK_ITEMS})`,
+    `${Math.round(await bulkThroughput(base, key, prefix))} rows/s`,
+  );
   await sql`DELETE FROM offchain_subnames WHERE parent_name = 'writes.eth'`.execute(db.db);
+  const exported = await exportAll(base, keys.parents);
+  out.set('export every parent (rows/s, NDJSON)', `${Math.round(exported.rowsPerSecond)} rows/s`);
+  out.set('export: rows exported', exported.rows.toLocaleString('en-US'));
+  out.set(
+    'export memory: live heap before → after each parent (max); peak RSS',
+    `${exported.heapBeforeMb.toFixed(1)} → ${exported.liveHeapMb.toFixed(1)} MB; ${exported.peakRssMb.toFixed(0)} MB`,
+  );
   return out;
 }
 
-function fmt(value: { p50: number; p95: number } | number | undefined): string {
+function fmt(value: { p50: number; p95: number } | number | string | undefined): string {
   if (value === undefined) return '-';
+  if (typeof value === 'string') return value;
   if (typeof value === 'number') return `${Math.round(value)} req/s`;
   return `${value.p50.toFixed(2)} / ${value.p95.toFixed(2)} ms`;
 }
@@ -334,7 +431,15 @@ async function main(): Promise<void> {
   const server: Server = instance.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { key } = await issueApiKey(db, ['writes.eth']);
+  const keys = {
+    writes: (await issueApiKey(db, ['writes.eth'])).key,
+    parents: (
+      await issueApiKey(
+        db,
+        Array.from({ length: PARENTS }, (_, p) => parentName(p)),
+      )
+    ).key,
+  };
   const seen = new Set<string>();
   const samples: SeedRow[] = [];
   const results: Array<{ rows: number; seedSeconds: number; m: Measurements }> = [];
@@ -355,7 +460,7 @@ async function main(): Promise<void> {
       results.push({
         rows: Number(rows[0]?.n ?? 0),
         seedSeconds,
-        m: await measure(db, base, key, samples, results.length),
+        m: await measure(db, base, keys, samples, results.length),
       });
     }
   } finally {

@@ -3,6 +3,7 @@
  * and demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
  * Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -164,6 +165,8 @@ async function main(): Promise<void> {
         SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
         // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
         CCIP_READ_ALLOWED_ORIGINS: `http://${host}:${services.find((s) => s.key === 'offchain')?.port ?? 3003}`,
+        // metadata-svc and mint-svc relay their webhook events to offchain-svc with this token (fresh per run).
+        EVENTS_INGEST_TOKEN: randomBytes(24).toString('hex'),
       },
     };
 

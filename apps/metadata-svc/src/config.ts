@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
 export const configSchema = baseConfigSchema(3001)
   .extend(networksEnvSchema.shape)
   .extend(blobStoreEnvSchema.shape)
+  .extend(eventRelayEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,

@@ -5,6 +5,7 @@ import type { Logger } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
 import type { Config } from './config';
 import type { MetadataDb } from './data/database';
+import type { ImageEvents } from './data/images';
 import type { NetworkAccess } from './ens-state';
 import type { OffchainClient } from './offchain-client';
 
@@ -18,6 +19,8 @@ export interface MetadataContext {
   networks: Record<NetworkName, NetworkAccess>;
   offchain: OffchainClient;
   now: () => Date;
+  /** Records `image.*` events in the transaction of the change (the event outbox, relayed to offchain-svc). */
+  imageEvents: ImageEvents;
   /** Called when a name's visible images change, so caches of this process can drop what they hold. */
   onImageChange: (network: NetworkName, node: string) => void;
 }

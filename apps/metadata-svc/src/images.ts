@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { NetworkName } from '@nrp/chain';
-import { namehash } from '@nrp/ens';
+import { namehash, parentOf } from '@nrp/ens';
+import { newEvent, type EventOutbox } from '@nrp/outbox';
 import { listBlobKeyPages } from '@nrp/storage';
 import { ProblemError } from '@nrp/validation';
 import type { MetadataContext } from './context';
@@ -16,6 +17,7 @@ import {
   replaceConfirmed,
   replacePending,
   type Image,
+  type ImageEvents,
   type ImageTarget,
 } from './data/images';
 import { findOwner, readTextRecord } from './ens-state';
@@ -39,6 +41,30 @@ export function recordPointsAt(value: string | null, url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `image.*` events into `outbox`, for the webhooks of the name's parent: data is the image as the API shows it
+ * (network, name, kind, stable URL, uploader, content type, size, upload time) and its status after the change.
+ */
+export function imageEventsTo(outbox: EventOutbox, baseUrl: string): ImageEvents {
+  return (trx, type, rows) =>
+    outbox.append(
+      trx,
+      rows.map((row) =>
+        newEvent(type, parentOf(row.name) ?? row.name, {
+          network: row.network,
+          name: row.name,
+          kind: row.kind,
+          status: row.status,
+          url: stableImageUrl(baseUrl, row.network as NetworkName, row.name, row.kind),
+          uploader: row.uploader,
+          contentType: row.content_type,
+          size: row.size,
+          uploadedAt: row.uploaded_at.toISOString(),
+        }),
+      ),
+    );
 }
 
 /** A fresh key: written once, never reused; its time part lets the orphan sweep spare in-flight uploads. */
@@ -151,12 +177,16 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
   };
   const base = { subname: name, network, url, uploadedAt: now.toISOString(), fileSize: row.size };
   if (recordSet) {
-    const replaced = await storeRow(ctx, row, image.bytes, (r) => replaceConfirmed(ctx.db, r));
+    const replaced = await storeRow(ctx, row, image.bytes, (r) =>
+      replaceConfirmed(ctx.db, r, ctx.imageEvents),
+    );
     ctx.onImageChange(network, node);
     return { ...base, isUpdate: replaced !== undefined };
   }
   const existing = await findConfirmed(ctx.db, { network, node, kind });
-  const replacedPending = await storeRow(ctx, row, image.bytes, (r) => replacePending(ctx.db, r));
+  const replacedPending = await storeRow(ctx, row, image.bytes, (r) =>
+    replacePending(ctx.db, r, ctx.imageEvents),
+  );
   resetGetCheck(ctx, { network, node, kind });
   return {
     ...base,
@@ -189,7 +219,12 @@ export async function deleteImage(
     );
   }
   const node = namehash(name);
-  const deleted = await deleteForOwner(ctx.db, { network, node, kind }, signer.toLowerCase());
+  const deleted = await deleteForOwner(
+    ctx.db,
+    { network, node, kind },
+    signer.toLowerCase(),
+    ctx.imageEvents,
+  );
   if (deleted.length === 0) {
     throw new ProblemError(problems.IMAGE_NOT_FOUND, `${name} has no ${kind} on ${network}.`);
   }
@@ -223,7 +258,7 @@ export async function checkPendingGroup(ctx: MetadataContext, rows: Image[]): Pr
   const { owner } = await findOwner(access, ctx.offchain, first.name);
   const pending = owner === null ? undefined : live.find((r) => r.uploader === owner.toLowerCase());
   if (!pending) return false;
-  const outcome = await confirmPending(ctx.db, pending, ctx.now());
+  const outcome = await confirmPending(ctx.db, pending, ctx.now(), ctx.imageEvents);
   if (!outcome.confirmed) return false;
   await dropBytes(ctx, [outcome.replaced]);
   ctx.onImageChange(network, pending.node);
@@ -295,7 +330,7 @@ function resetGetCheck(ctx: MetadataContext, target: ImageTarget): void {
 
 /** Removes pending uploads whose window has passed: their rows, then their bytes. Returns how many. */
 export async function sweepExpiredPending(ctx: MetadataContext): Promise<number> {
-  const expired = await deleteExpiredPending(ctx.db, ctx.now());
+  const expired = await deleteExpiredPending(ctx.db, ctx.now(), ctx.imageEvents);
   await dropBytes(ctx, expired);
   return expired.length;
 }

@@ -5,21 +5,28 @@ import {
   createApp,
   readPackageVersion,
   redisFromConfig,
+  startPeriodic,
   type Logger,
   type ServiceFactory,
   type ServiceInstance,
 } from '@nrp/server';
+import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import { createBlobStore, parseBlobStoreConfig, type BlobStore } from '@nrp/storage';
 import type { Config } from './config';
 import type { MetadataContext } from './context';
-import { MIGRATION_TABLE, migrations, NONCE_TABLE, type MetadataDb } from './data/database';
+import {
+  EVENT_OUTBOX_TABLE,
+  MIGRATION_TABLE,
+  migrations,
+  NONCE_TABLE,
+  type MetadataDb,
+} from './data/database';
 import type { NetworkAccess } from './ens-state';
-import { processPending, sweepOrphans } from './images';
+import { imageEventsTo, processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
-import { startPeriodic } from './worker';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */
@@ -43,6 +50,10 @@ Choices where the contract is silent:
 - Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker checks every
   PENDING_CHECK_INTERVAL_MS and a GET of the image checks too. Bytes are written under a fresh key before the row,
   and stored bytes that no row references are deleted by the orphan sweep once older than ORPHAN_GRACE_MS.
+- Image changes emit \`image.pending\`, \`image.confirmed\`, \`image.discarded\` and \`image.deleted\` events: written
+  to this service's outbox (table metadata_event_outbox) in the transaction of the change and relayed at least once
+  to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which delivers them to the
+  webhooks of the name's parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
 - Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind (shared through Redis
   when REDIS_URL is set).`;
 
@@ -107,6 +118,10 @@ export async function createMetadataService(
     networks,
     offchain: createOffchainClient(config.OFFCHAIN_URL, config.OFFCHAIN_TIMEOUT_MS),
     now: overrides.now ?? (() => new Date()),
+    imageEvents: imageEventsTo(
+      createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
+      config.PUBLIC_BASE_URL,
+    ),
     onImageChange: (network, node) => invalidate(network, node),
   };
   const token = tokenRoutes(context);
@@ -152,11 +167,13 @@ export async function createMetadataService(
     logger,
     context.now,
   );
+  const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);
   // Workers stop first, so nothing runs against a closed database.
   onShutdown.unshift(
     () => pendingWorker.stop(),
     () => orphanWorker.stop(),
     stopNonceSweeper,
+    () => eventRelay.stop(),
   );
   return { app, onShutdown, context };
 }

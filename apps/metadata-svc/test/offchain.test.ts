@@ -8,6 +8,8 @@ import type { EnsChain } from '@nrp/testkit';
 // The real offchain subname service, started in-process through its own test helper (its database, its
 // extensions): ownership and records come from its HTTP API, never from its tables.
 import { startTestService as startOffchainService } from '../../offchain-svc/test/helpers';
+import { startReceiver, until, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { Webhook } from 'standardwebhooks';
 import { UpstreamError } from '@nrp/chain';
 import { processPending, stableImageUrl } from '../src/images';
 import { createOffchainClient } from '../src/offchain-client';
@@ -23,6 +25,7 @@ import {
 } from './support';
 
 const API_KEY = 'offchain-test-key-0123456789';
+const INGEST_TOKEN = 'metadata-events-ingest-token-0123456789abcdef';
 
 let chain: EnsChain;
 let h: Harness;
@@ -32,6 +35,8 @@ let closeOffchain: () => Promise<void>;
 let alice: Wallet;
 let bob: Wallet;
 let image: Buffer;
+let receiver: WebhookReceiver;
+let webhookSecret: string;
 
 const url = (name: string) => stableImageUrl(BASE_URL, 'sepolia', name, 'avatar');
 const path = (name: string) => `/profile/sepolia/${name}/avatar`;
@@ -63,15 +68,34 @@ beforeAll(async () => {
   );
   await chain.ens.registerEthName('off', alice.address, { resolver });
 
+  // image.* events reach a webhook of off.eth through metadata-svc's outbox and offchain-svc's ingest.
+  receiver = await startReceiver();
   const offchain = await startOffchainService({
     GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
     BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
     BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
+    EVENTS_INGEST_TOKEN: INGEST_TOKEN,
+    WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
+    WEBHOOK_DELIVERY_INTERVAL_MS: '25',
   });
   listener = offchain.app;
   closeOffchain = () => offchain.close();
+  const hook = await request(offchain.app)
+    .post('/api/v1/webhooks')
+    .set('x-auth-token', API_KEY)
+    .send({
+      url: receiver.url,
+      events: ['image.pending', 'image.confirmed', 'image.discarded', 'image.deleted'],
+    })
+    .expect(201);
+  webhookSecret = hook.body.secret;
 
-  h = await startHarness(chain, { OFFCHAIN_URL: offchainUrl, CCIP_READ_ALLOWED_ORIGINS: offchainUrl });
+  h = await startHarness(chain, {
+    OFFCHAIN_URL: offchainUrl,
+    CCIP_READ_ALLOWED_ORIGINS: offchainUrl,
+    EVENTS_INGEST_TOKEN: INGEST_TOKEN,
+    EVENTS_RELAY_INTERVAL_MS: '25',
+  });
   await putSubname({
     label: 'carol',
     owner: alice.address,
@@ -83,6 +107,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await closeOffchain?.();
+  await receiver?.close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await chain?.stop();
 });
@@ -154,6 +179,45 @@ describe('offchain subnames', () => {
       .send(await signedFields(app, alice))
       .expect(200);
     await request(app).get(path('carol.off.eth')).expect(404);
+  });
+});
+
+describe('image events', () => {
+  it('every image change above reached the webhook of off.eth, signed (standardwebhooks verifies it)', async () => {
+    // A pending upload whose window passes is discarded.
+    await putSubname({ label: 'erin', owner: alice.address });
+    const app = h.service.app;
+    await upload(app, path('erin.off.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
+    h.advance(61_000);
+    expect((await processPending(h.service.context)).discarded).toBe(1);
+
+    const expected = [
+      ['image.confirmed', 'carol.off.eth', 'confirmed'],
+      ['image.pending', 'dave.off.eth', 'pending'],
+      ['image.confirmed', 'dave.off.eth', 'confirmed'],
+      ['image.deleted', 'carol.off.eth', 'confirmed'],
+      ['image.pending', 'erin.off.eth', 'pending'],
+      ['image.discarded', 'erin.off.eth', 'pending'],
+    ];
+    await until(() => receiver.received.length >= expected.length, 'the image events');
+    const payloads = receiver.received.map(
+      (d) =>
+        new Webhook(webhookSecret).verify(d.body, {
+          'webhook-id': String(d.headers['webhook-id']),
+          'webhook-timestamp': String(d.headers['webhook-timestamp']),
+          'webhook-signature': String(d.headers['webhook-signature']),
+        }) as { type: string; data: Record<string, unknown> },
+    );
+    expect(payloads.map((p) => [p.type, p.data['name'], p.data['status']]).sort()).toEqual(
+      [...expected].sort(),
+    );
+    expect(payloads.find((p) => p.type === 'image.deleted')?.data).toMatchObject({
+      network: 'sepolia',
+      kind: 'avatar',
+      url: url('carol.off.eth'),
+      uploader: alice.address.toLowerCase(),
+      contentType: 'image/png',
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { getAddress, isAddress } from 'ethers';
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
+import { eventRelayEnvSchema } from '@nrp/outbox';
 import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 
 const optionalAddress = optionalString.pipe(
@@ -19,6 +20,7 @@ export const DEFAULT_BASE_REGISTRAR = '0x57f1887a8BF19b14fC0dF6Fd9B2acc9Af147eA8
 
 export const configSchema = baseConfigSchema(3002)
   .extend(networksEnvSchema.shape)
+  .extend(eventRelayEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,
@@ -50,6 +52,8 @@ export const configSchema = baseConfigSchema(3002)
     LISTINGS_FILE: optionalString,
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
     MINT_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+    /** Offchain subname service base URL: \`mint.signed\` events are relayed to it (with EVENTS_INGEST_TOKEN). */
+    OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
   })
   .superRefine(requireDatabaseUrlInProduction);
 

@@ -2,6 +2,9 @@ import type { Wallet } from 'ethers';
 import type { ChainProvider, NetworkConfig } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
 import type { NonceStore } from '@nrp/auth';
+import type { Kysely } from 'kysely';
+import type { EventOutbox } from '@nrp/outbox';
+import type { MintDatabase } from './data/schema';
 import type { ListingRepository } from './data/listings';
 import type { VerifiedMinterRepository } from './data/verified-minters';
 import type { ChainContracts } from './chain-facts';
@@ -27,6 +30,9 @@ export interface MintServiceContext {
   signatureTtlSeconds: number;
   siweDomains: string[];
   minterVerificationTtlSeconds: number;
+  db: Kysely<MintDatabase>;
+  /** Where \`mint.signed\` is written before the signature is answered (relayed to offchain-svc). */
+  events: EventOutbox;
   /** Injectable clock (Unix milliseconds) for tests. */
   now: () => number;
 }

@@ -79,6 +79,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         STANDARD_FEE_WEI: '100000000000000',
         LISTINGS_FILE: listingsFile,
         SIWE_DOMAINS: 'localhost:3002,127.0.0.1:3002,localhost,localhost:3000',
+        // mint.signed events are relayed to offchain-svc (EVENTS_INGEST_TOKEN comes from the stack).
+        OFFCHAIN_URL: ctx.services.offchain,
       },
       contracts: { mintController: controllerAddress },
       names: { mintParent: DEV_MINT_PARENT },

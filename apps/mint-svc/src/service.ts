@@ -3,6 +3,7 @@ import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
+import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
   createApp,
@@ -15,7 +16,7 @@ import {
 import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
 import type { MintNetworkContext, MintServiceContext } from './context';
 import { createListingRepository } from './data/listings';
-import { migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
+import { EVENT_OUTBOX_TABLE, migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
 import { createVerifiedMinterRepository } from './data/verified-minters';
 import { loadListingFile } from './listing-file';
 import { nonceRoute, verifyMinterRoute } from './routes/auth';
@@ -44,7 +45,11 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
   \`PARENT_NOT_APPROVED\` while the parent's owner has not approved the mint controller.
 - **Verified minters**: a listing with \`requireVerifiedMinter\` only mints to addresses that proved control of
   their key with a sign-in (nonce scope \`minter\`, \`POST /api/v1/minters/verify\`); \`minterAddress\` itself is
-  always required (400 when missing).`;
+  always required (400 when missing).
+- **Events**: every signed mint emits \`mint.signed\` (data: network, chainId, name, parentName, the signed
+  parameters without the signature), written to this service's outbox (table mint_event_outbox) before the answer
+  and relayed at least once to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which
+  delivers it to the webhooks of the parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.`;
 
 const SIGNER_KEY = /^0x[0-9a-fA-F]{64}$/;
 
@@ -120,6 +125,8 @@ export async function buildService(
     signatureTtlSeconds: config.SIGNATURE_TTL_SECONDS,
     siweDomains: config.SIWE_DOMAINS,
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
+    db: database.db,
+    events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
     now: options.now ?? Date.now,
   };
   try {
@@ -134,8 +141,10 @@ export async function buildService(
   }
 
   // Expired nonces are deleted, so the nonce table stays the size of the live ones. Stops before the database closes.
+  const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);
   onShutdown.unshift(
     startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, () => new Date(ctx.now())),
+    () => eventRelay.stop(),
   );
 
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };

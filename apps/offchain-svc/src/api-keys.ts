@@ -40,7 +40,8 @@ export function requireApiKey(db: OffchainDb): RequestHandler {
   };
 }
 
-function apiKeyOf(res: Response): ApiKeyRow {
+/** The key `requireApiKey` verified for this request. */
+export function apiKeyOf(res: Response): ApiKeyRow {
   const key: unknown = res.locals.apiKey;
   if (typeof key !== 'object' || key === null || !('parents' in key)) {
     throw new ProblemError(commonProblems.UNAUTHORIZED, `Send an API key in the ${API_KEY_HEADER} header.`);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, optional, positiveInt } from '@nrp/server';
+import { originListSchema } from '@nrp/chain';
+import { baseConfigSchema, nonNegativeInt, optional, positiveInt } from '@nrp/server';
 
 const nameList = z.string().transform((value, ctx) => {
   const names: string[] = [];
@@ -38,6 +39,18 @@ export const configSchema = baseConfigSchema(3003)
       z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (SHA-256)'),
     ),
     BOOTSTRAP_API_KEY_PARENTS: optional(nameList),
+    /** Comma-separated origins (`http://127.0.0.1:4000`) exempt from the webhook URL policy; development only. */
+    WEBHOOK_ALLOWED_ORIGINS: optional(originListSchema),
+    /** How often the delivery worker looks for due attempts (0 disables it in this replica). */
+    WEBHOOK_DELIVERY_INTERVAL_MS: nonNegativeInt.default(1000),
+    /** Wait before the first retry (jittered down to half); doubles per attempt up to an hour. At most a minute. */
+    WEBHOOK_RETRY_BASE_MS: positiveInt.max(60_000).default(30_000),
+    /** Failed attempts are retried for this long after the event (24 h), then the delivery is failed. */
+    WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(24 * 3600_000),
+    /** An attempt without an answer within this long failed. */
+    WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+    /** Bearer token of POST /internal/v1/events (the same value in metadata-svc and mint-svc); unset: 503. */
+    EVENTS_INGEST_TOKEN: optional(z.string().min(32, 'must be at least 32 characters')),
   })
   .superRefine(requireDatabaseUrlInProduction);
 

@@ -8,6 +8,9 @@ import { labelhash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
 import { API_KEY_PREFIX } from './api-keys';
 
+/** Where a local webhook receiver listens in development (`npm start`), unless WEBHOOK_ALLOWED_ORIGINS says otherwise. */
+export const DEV_WEBHOOK_ORIGINS = 'http://127.0.0.1:4000,http://localhost:4000';
+
 export const DEV_PARENT = 'offchain.eth';
 const ONE_YEAR = 365 * 24 * 3600;
 
@@ -96,6 +99,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
       GATEWAY_SIGNER_KEY: secrets.gatewaySignerKey,
       BOOTSTRAP_API_KEY_HASH: hashApiKey(secrets.apiKey),
       BOOTSTRAP_API_KEY_PARENTS: `${DEV_PARENT},demo.eth`,
+      // A webhook receiver on this machine (plain http, loopback) passes the URL policy at these origins.
+      WEBHOOK_ALLOWED_ORIGINS: process.env.WEBHOOK_ALLOWED_ORIGINS ?? DEV_WEBHOOK_ORIGINS,
     },
     contracts: { offchainResolver },
     names: { offchainParent: DEV_PARENT },

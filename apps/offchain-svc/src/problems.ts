@@ -11,6 +11,31 @@ export const offchainProblems = defineProblems({
     title: 'API key not valid for this parent',
     hint: 'The key in `x-auth-token` was issued for other parent names; ask the operator for a key for this one.',
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    title: 'Idempotency-Key reused',
+    hint: 'This Idempotency-Key answered a different request (body or ?atomic); use a new key for a new request.',
+  },
+  INVALID_WEBHOOK_URL: {
+    status: 400,
+    title: 'Webhook URL refused',
+    hint: 'Use an https URL of a public host (no loopback, private or link-local addresses).',
+  },
+  WEBHOOK_LIMIT_REACHED: {
+    status: 409,
+    title: 'Too many webhooks',
+    hint: 'An API key has at most 20 webhooks; delete one first.',
+  },
+  WEBHOOK_NOT_FOUND: {
+    status: 404,
+    title: 'Webhook not found',
+    hint: 'No webhook (or delivery) with this id belongs to the API key in `x-auth-token`.',
+  },
+  EVENTS_INGEST_NOT_CONFIGURED: {
+    status: 503,
+    title: 'Event ingest not configured',
+    hint: 'The operator must set EVENTS_INGEST_TOKEN (the same value in metadata-svc and mint-svc).',
+  },
   INVALID_CCIP_REQUEST: {
     status: 400,
     title: 'Invalid CCIP-Read request',

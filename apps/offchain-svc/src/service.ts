@@ -2,6 +2,7 @@ import {
   createApp,
   readPackageVersion,
   redisFromConfig,
+  startPeriodic,
   type Logger,
   type ServiceFactory,
   type ServiceInstance,
@@ -9,8 +10,14 @@ import {
 import type { Config } from './config';
 import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
 import { upsertApiKey } from './data/api-keys';
+import { pruneEvents } from './data/events';
+import { pruneIdempotencyKeys } from './data/idempotency';
+import { eventRecorder } from './events';
+import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
+import { webhookRoutes } from './routes/webhooks';
+import { deliverDue, type WebhookSettings } from './webhooks';
 
 export const SERVICE_NAME = 'offchain-svc';
 
@@ -32,9 +39,21 @@ Choices made where the contract is silent:
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.
 - **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.
+- **Webhooks** (\`/api/v1/webhooks\`) belong to an API key and receive the events of its parents: \`subname.*\` from
+  this service, \`image.*\` from metadata-svc and \`mint.signed\` from mint-svc, which write them to their own
+  outbox in the transaction of the change and relay them to \`POST /internal/v1/events\` (no service reads another's
+  tables). Standard Webhooks signatures, at least once, retried with backoff for 24 hours; see the routes.
+- **Bulk import and export**: \`POST /api/v1/subnames/bulk\` (1,000 items, atomic by default, Idempotency-Key) and
+  \`GET /api/v1/subnames/export\` (NDJSON, resumable with a label cursor).
 - **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set;
   the gateway routes have one ceiling for all clients instead (GATEWAY_RATE_LIMIT_PER_MINUTE): batch gateways carry
   every user's lookups from a few addresses.`;
+
+/** Events (and their deliveries) are kept this long once no delivery is pending. */
+export const EVENT_RETENTION_DAYS = 30;
+/** Idempotency keys of bulk imports are remembered this long. */
+export const IDEMPOTENCY_KEY_HOURS = 24;
+const RETENTION_INTERVAL_MS = 3600_000;
 
 export interface ServiceDeps {
   /** A database handle to use instead of the one the config names (tests); it is migrated and closed on shutdown. */
@@ -63,6 +82,13 @@ export const createService = async (
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
   const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
+  const webhookSettings: WebhookSettings = {
+    allowedOrigins: config.WEBHOOK_ALLOWED_ORIGINS ?? [],
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  };
+  const events = eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS);
 
   const app = createApp({
     service: SERVICE_NAME,
@@ -70,7 +96,9 @@ export const createService = async (
     description,
     logger,
     routes: [
-      ...subnameRoutes(db),
+      ...subnameRoutes(db, events),
+      ...webhookRoutes(db, webhookSettings),
+      ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
       ...gatewayRoutes(db, {
         signerKey: config.GATEWAY_SIGNER_KEY,
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
@@ -82,6 +110,26 @@ export const createService = async (
     redis,
     jsonLimit: '1mb',
   });
+  const deliveries = startPeriodic(
+    'webhook-deliveries',
+    config.WEBHOOK_DELIVERY_INTERVAL_MS,
+    () => deliverDue(db, webhookSettings, logger),
+    logger,
+  );
+  const retention = startPeriodic(
+    'webhook-retention',
+    RETENTION_INTERVAL_MS,
+    async () => ({
+      events: await pruneEvents(db.db, EVENT_RETENTION_DAYS),
+      idempotencyKeys: await pruneIdempotencyKeys(db.db, IDEMPOTENCY_KEY_HOURS),
+    }),
+    logger,
+  );
+  // Workers stop first, so nothing runs against a closed database.
+  onShutdown.unshift(
+    () => deliveries.stop(),
+    () => retention.stop(),
+  );
   return { app, onShutdown };
 };
 

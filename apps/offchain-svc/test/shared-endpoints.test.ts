@@ -66,7 +66,7 @@ describe('offchain-svc shared endpoints', () => {
   it('/openapi.json validates, lints clean under Redocly recommended, and its generated types compile', async () => {
     const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
     expect(await openApiFindings(doc)).toEqual([]);
-    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['apiKey']);
+    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['apiKey', 'ingestToken']);
   });
 
   it('/docs/errors lists every problem a route answers, and every problem the service defines is answered', async () => {

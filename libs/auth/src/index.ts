@@ -27,4 +27,4 @@ export {
 } from './verify-sign-in';
 export { generateApiKey, hashApiKey, apiKeyMatches } from './api-key';
 export { verifySignedFields, type SignedFields } from './verify-signed-fields';
-export { startNonceSweeper, type SweeperLogger } from './nonce-sweeper';
+export { startNonceSweeper } from './nonce-sweeper';

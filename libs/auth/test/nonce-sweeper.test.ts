@@ -52,7 +52,7 @@ describe('startNonceSweeper', () => {
     try {
       clock = new Date(t0.getTime() + 2 * TTL);
       await until(async () => (await count()) === 1);
-      await until(async () => lines.some((l) => l.msg === 'expired nonces swept'));
+      await until(async () => lines.some((l) => l.msg === 'periodic task ran'));
     } finally {
       await stop();
     }
@@ -76,9 +76,9 @@ describe('startNonceSweeper', () => {
     const stop = startNonceSweeper(failing, 10, logger);
     await until(async () => calls >= 2);
     await stop();
-    expect(lines.filter((l) => l.level === 'error' && l.msg === 'nonce sweep failed').length).toBeGreaterThan(
-      1,
-    );
+    expect(
+      lines.filter((l) => l.level === 'error' && l.msg === 'periodic task failed').length,
+    ).toBeGreaterThan(1);
 
     const off = startNonceSweeper(failing, 0, logger);
     const before = calls;

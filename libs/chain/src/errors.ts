@@ -34,3 +34,9 @@ export function toUpstreamError(context: string, err: unknown): UpstreamError {
   }
   return new UpstreamError(`${context}: ${upstreamMessage}`, { upstreamCode, upstreamMessage, cause: err });
 }
+
+/** A CCIP-Read gateway URL the outbound URL policy refuses; services map it to 502 like any gateway failure. */
+export class CcipReadUrlRefusedError extends Error {
+  override name = 'CcipReadUrlRefusedError';
+  readonly code = 'CCIP_READ_URL_REFUSED' as const;
+}

@@ -1,4 +1,4 @@
-export { UpstreamError, isUpstreamError, toUpstreamError } from './errors';
+export { UpstreamError, isUpstreamError, toUpstreamError, CcipReadUrlRefusedError } from './errors';
 export {
   CHAIN_IDS,
   DEFAULT_ENS_ADDRESSES,
@@ -20,13 +20,13 @@ export {
 } from './networks';
 export { ChainProvider, createProvider } from './provider';
 export {
-  CcipReadUrlRefusedError,
-  ccipReadUrlRefusal,
-  checkCcipReadUrl,
+  outboundUrlRefusal,
+  checkOutboundUrl,
   isPrivateAddress,
   normaliseOrigin,
-  type CcipReadUrlPolicy,
-} from './ccip-url-policy';
+  originListSchema,
+  type OutboundUrlPolicy,
+} from './outbound-url-policy';
 export {
   classifyResolveSlot,
   classifyRevert,

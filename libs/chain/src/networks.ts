@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers';
 import { z } from 'zod';
-import { normaliseOrigin } from './ccip-url-policy';
+import { originListSchema } from './outbound-url-policy';
 
 export const NETWORK_NAMES = ['mainnet', 'sepolia'] as const;
 export type NetworkName = (typeof NETWORK_NAMES)[number];
@@ -72,21 +72,6 @@ const addressSchema = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
   .transform((a) => getAddress(a.toLowerCase()));
 const urlSchema = z.url({ protocol: /^https?$/ });
-
-/** Comma-separated http(s) origins, normalised (`http://127.0.0.1:3003/` → `http://127.0.0.1:3003`). */
-const originListSchema = z.string().transform((value, ctx) => {
-  const origins: string[] = [];
-  for (const part of value.split(',')) {
-    if (part.trim() === '') continue;
-    try {
-      origins.push(normaliseOrigin(part));
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `not an http(s) origin: ${part.trim()}` });
-      return z.NEVER;
-    }
-  }
-  return origins;
-});
 
 /** Comma-separated batch gateways: `x-batch-gateway:true` or http(s) URLs. */
 const batchGatewayListSchema = z.string().transform((value, ctx) => {

@@ -2,7 +2,8 @@ import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError 
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { batchGatewayInterface } from './abis';
-import { CcipReadUrlRefusedError, checkCcipReadUrl } from './ccip-url-policy';
+import { CcipReadUrlRefusedError } from './errors';
+import { checkOutboundUrl } from './outbound-url-policy';
 import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
 
 class TimeoutError extends Error {
@@ -18,7 +19,7 @@ function messageOf(body: unknown): string | undefined {
 
 /**
  * JsonRpcProvider with a static network (no eth_chainId round trip), ENS pointed at the configured registry,
- * CCIP-Read enabled under a URL policy (`ccip-url-policy.ts`: https to public hosts unless the origin is in
+ * CCIP-Read enabled under a URL policy (`outbound-url-policy.ts`: https to public hosts unless the origin is in
  * `config.ccipReadAllowedOrigins`; redirects are not followed), an ENSIP-21 batch gateway of its own for
  * `x-batch-gateway:true`, and a timeout on every RPC request and on every CCIP-Read lookup.
  */
@@ -136,7 +137,7 @@ export class ChainProvider extends JsonRpcProvider {
     const allowed: string[] = [];
     const refused: string[] = [];
     for (const url of urls) {
-      const refusal = await checkCcipReadUrl(url, policy);
+      const refusal = await checkOutboundUrl(url, policy);
       if (refusal === null) allowed.push(url);
       else refused.push(`${url} (${refusal})`);
     }

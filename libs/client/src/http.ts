@@ -50,9 +50,14 @@ export interface RequestOptions {
 
 export const UNEXPECTED_RESPONSE = 'UNEXPECTED_RESPONSE';
 
-export function serviceUrl(options: ClientOptions, path: string): URL {
+/** The URL of `path` under the service's base URL, with the defined `query` values. */
+export function serviceUrl(options: ClientOptions, path: string, query: RequestOptions['query'] = {}): URL {
   const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
-  return new URL(path.replace(/^\//, ''), base);
+  const url = new URL(path.replace(/^\//, ''), base);
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -105,10 +110,7 @@ export async function requestJson<T>(
   path: string,
   request: RequestOptions = {},
 ): Promise<T> {
-  const url = serviceUrl(options, path);
-  for (const [key, value] of Object.entries(request.query ?? {})) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
-  }
+  const url = serviceUrl(options, path, request.query);
   const headers: Record<string, string> = {
     accept: 'application/json',
     ...options.headers,

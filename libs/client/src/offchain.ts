@@ -1,5 +1,7 @@
 /** Typed client of the offchain subname service. */
 import { requestJson, type ClientOptions } from './http';
+import { offchainBulkMethods, type OffchainBulkMethods } from './offchain-bulk';
+import { offchainWebhookMethods, type OffchainWebhookMethods } from './offchain-webhooks';
 import type {
   CreateSubnameInput,
   OffchainSubname,
@@ -14,8 +16,20 @@ export type {
   SearchSubnamesResult,
 } from './schemas/offchain';
 export * from './http';
+export { NDJSON_CONTENT_TYPE, toCreateSubnameInput, type OffchainBulkMethods } from './offchain-bulk';
+export type { OffchainWebhookMethods } from './offchain-webhooks';
+export type { BulkSubnamesResult } from './schemas/offchain-bulk';
+export type {
+  CreatedWebhook,
+  CreateWebhookInput,
+  PlatformEvent,
+  Webhook,
+  WebhookDeliveries,
+  WebhookDelivery,
+  WebhookEventType,
+} from './schemas/offchain-webhooks';
 
-export interface OffchainClient {
+export interface OffchainClient extends OffchainBulkMethods, OffchainWebhookMethods {
   /** Creates or updates a subname (the key in `x-auth-token` must be valid for its parent). */
   createOrUpdateSubname(input: CreateSubnameInput, apiKey: string): Promise<OffchainSubname>;
   getSubname(fullName: string): Promise<OffchainSubname>;
@@ -28,6 +42,8 @@ export interface OffchainClient {
 export function createOffchainClient(options: ClientOptions): OffchainClient {
   const subnamePath = (fullName: string) => `/api/v1/subnames/${encodeURIComponent(fullName)}`;
   return {
+    ...offchainBulkMethods(options),
+    ...offchainWebhookMethods(options),
     createOrUpdateSubname: (input, apiKey) =>
       requestJson(options, 'createOrUpdateSubname', '/api/v1/subnames', {
         method: 'POST',

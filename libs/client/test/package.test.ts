@@ -352,9 +352,11 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
       const docs = await context.newPage();
       await docs.goto(`${stack.services.offchain}/docs/`);
       await docs.locator('.auth-wrapper button.authorize').click();
-      await docs.locator('.auth-container input').fill(stack.offchainApiKey);
-      await docs.locator('.auth-btn-wrapper button.authorize').click();
-      await docs.locator('button.btn-done').click();
+      // the dialog lists every scheme of the document: use the API key's (x-auth-token)
+      const apiKeyScheme = docs.locator('.auth-container').filter({ has: docs.locator('#api_key_value') });
+      await apiKeyScheme.locator('#api_key_value').fill(stack.offchainApiKey);
+      await apiKeyScheme.locator('button.authorize').click();
+      await docs.locator('button.btn-done').first().click();
       const operation = docs.locator('#operations-subnames-createOrUpdateSubname');
       await operation.locator('.opblock-summary').click();
       await operation.locator('button.try-out__btn').click();

@@ -3,6 +3,7 @@ export * from './config';
 export * from './logger';
 export * from './metrics';
 export * from './openapi';
+export * from './periodic';
 export * from './rate-limit';
 export * from './redis';
 export * from './route';

@@ -107,6 +107,13 @@ const securitySchemes: Record<NonNullable<RouteDefinition['security']>, JsonSche
       'request: its URI and `Resources` name the resource the request changes, and its statement the ' +
       "operation (the client's sign-in message helper does).",
   },
+  ingestToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The token the platform services share to relay their events (EVENTS_INGEST_TOKEN); internal, keep the ' +
+      'path off the public ingress.',
+  },
 };
 
 /** The problems a route can answer: its own, invalid input when it has any, and 429 (the global limit). */

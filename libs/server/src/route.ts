@@ -62,7 +62,7 @@ export interface RouteDefinition<
   /** Problems this route can answer, for the OpenAPI document and the catalogue at `/docs/errors`. */
   problems?: ProblemDef[];
   /** The credential the route checks: an API key in `x-auth-token`, or EIP-4361 sign-in fields in the body. */
-  security?: 'apiKey' | 'signIn';
+  security?: 'apiKey' | 'signIn' | 'ingestToken';
   rateLimit?: RateLimitSpec;
   /** Middleware that runs before validation, e.g. a multipart parser. */
   before?: RequestHandler[];

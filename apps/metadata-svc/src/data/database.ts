@@ -1,5 +1,6 @@
 import { sql, type ColumnType, type Kysely, type Migration } from 'kysely';
 import { nonceMigration, type NonceRow } from '@nrp/auth';
+import { outboxMigration, type OutboxRow } from '@nrp/outbox';
 
 export type ImageKind = 'avatar' | 'header';
 export type ImageStatus = 'pending' | 'confirmed';
@@ -28,9 +29,11 @@ export interface ImageRow {
 export interface MetadataDb {
   images: ImageRow;
   metadata_nonces: NonceRow;
+  metadata_event_outbox: OutboxRow;
 }
 
 export const NONCE_TABLE = 'metadata_nonces';
+export const EVENT_OUTBOX_TABLE = 'metadata_event_outbox';
 
 const createImages: Migration = {
   async up(db: Kysely<unknown>) {
@@ -69,6 +72,7 @@ const createImages: Migration = {
 export const migrations: Record<string, Migration> = {
   '0001_images': createImages,
   '0002_nonces': nonceMigration(NONCE_TABLE),
+  '0003_event_outbox': outboxMigration(EVENT_OUTBOX_TABLE),
 };
 
 export const MIGRATION_TABLE = 'metadata_migrations';

@@ -11,6 +11,11 @@ export interface ImageTarget {
 
 type Db = Kysely<MetadataDb>;
 
+export type ImageEventType = 'image.pending' | 'image.confirmed' | 'image.discarded' | 'image.deleted';
+
+/** Records image events inside the transaction of the change (the service's event outbox). */
+export type ImageEvents = (trx: Db, type: ImageEventType, rows: Image[]) => Promise<void>;
+
 /** Serialises writers of one (network, node, kind) inside a transaction (PostgreSQL and PGlite alike). */
 async function lockTarget(trx: Transaction<MetadataDb>, target: ImageTarget): Promise<void> {
   const key = `${target.network}:${target.node}:${target.kind}`;
@@ -69,17 +74,18 @@ export async function listLivePending(db: Db, now: Date, limit = 500): Promise<I
  * Stores a confirmed image in place of the current one, atomically. Returns the replaced row (whose bytes the
  * caller deletes after the commit), if there was one.
  */
-export async function replaceConfirmed(db: Db, row: Image): Promise<Image | undefined> {
+export async function replaceConfirmed(db: Db, row: Image, events: ImageEvents): Promise<Image | undefined> {
   return db.transaction().execute(async (trx) => {
     await lockTarget(trx, row);
     const previous = await takeConfirmed(trx, row);
     await trx.insertInto('images').values(row).execute();
+    await events(trx, 'image.confirmed', [row]);
     return previous;
   });
 }
 
 /** Stores a pending upload, replacing the same uploader's earlier pending one (returned). */
-export async function replacePending(db: Db, row: Image): Promise<Image | undefined> {
+export async function replacePending(db: Db, row: Image, events: ImageEvents): Promise<Image | undefined> {
   return db.transaction().execute(async (trx) => {
     await lockTarget(trx, row);
     const previous = await trx
@@ -90,6 +96,7 @@ export async function replacePending(db: Db, row: Image): Promise<Image | undefi
       .returningAll()
       .executeTakeFirst();
     await trx.insertInto('images').values(row).execute();
+    await events(trx, 'image.pending', [row]);
     return previous;
   });
 }
@@ -98,7 +105,12 @@ export type ConfirmOutcome =
   { confirmed: true; replaced: Image | undefined } | { confirmed: false; reason: 'gone' | 'expired' };
 
 /** Turns a live pending row into the confirmed image; the replaced confirmed row is returned for cleanup. */
-export async function confirmPending(db: Db, pending: Image, now: Date): Promise<ConfirmOutcome> {
+export async function confirmPending(
+  db: Db,
+  pending: Image,
+  now: Date,
+  events: ImageEvents,
+): Promise<ConfirmOutcome> {
   return db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
     await lockTarget(trx, pending);
     const current = await trx
@@ -117,25 +129,35 @@ export async function confirmPending(db: Db, pending: Image, now: Date): Promise
       .set({ status: 'confirmed', pending_until: null })
       .where('id', '=', pending.id)
       .execute();
+    await events(trx, 'image.confirmed', [{ ...pending, status: 'confirmed', pending_until: null }]);
     return { confirmed: true, replaced };
   });
 }
 
 /** Deletes pending rows whose window has passed; returns them so their bytes can be removed. */
-export async function deleteExpiredPending(db: Db, now: Date): Promise<Image[]> {
-  return db
-    .deleteFrom('images')
-    .where('status', '=', 'pending')
-    .where('pending_until', '<=', now)
-    .returningAll()
-    .execute();
+export async function deleteExpiredPending(db: Db, now: Date, events: ImageEvents): Promise<Image[]> {
+  return db.transaction().execute(async (trx) => {
+    const expired = await trx
+      .deleteFrom('images')
+      .where('status', '=', 'pending')
+      .where('pending_until', '<=', now)
+      .returningAll()
+      .execute();
+    await events(trx, 'image.discarded', expired);
+    return expired;
+  });
 }
 
 /** Deletes the confirmed image and `uploader`'s pending one; returns the deleted rows. */
-export async function deleteForOwner(db: Db, target: ImageTarget, uploader: string): Promise<Image[]> {
+export async function deleteForOwner(
+  db: Db,
+  target: ImageTarget,
+  uploader: string,
+  events: ImageEvents,
+): Promise<Image[]> {
   return db.transaction().execute(async (trx) => {
     await lockTarget(trx, target);
-    return trx
+    const deleted = await trx
       .deleteFrom('images')
       .where((eb) => eb.and(targetColumns(target)))
       .where((eb) =>
@@ -146,6 +168,8 @@ export async function deleteForOwner(db: Db, target: ImageTarget, uploader: stri
       )
       .returningAll()
       .execute();
+    await events(trx, 'image.deleted', deleted);
+    return deleted;
   });
 }
 

@@ -1,7 +1,9 @@
 import { sql, type ColumnType, type Kysely, type Migration } from 'kysely';
 import { nonceMigration, type NonceRow } from '@nrp/auth';
+import { outboxMigration, type OutboxRow } from '@nrp/outbox';
 
 export const NONCE_TABLE = 'mint_auth_nonces';
+export const EVENT_OUTBOX_TABLE = 'mint_event_outbox';
 
 export interface ListingRow {
   network: string;
@@ -27,6 +29,7 @@ export interface MintDatabase {
   mint_listings: ListingRow;
   mint_verified_minters: VerifiedMinterRow;
   mint_auth_nonces: NonceRow;
+  mint_event_outbox: OutboxRow;
 }
 
 export const migrations: Record<string, Migration> = {
@@ -55,4 +58,5 @@ export const migrations: Record<string, Migration> = {
     },
   },
   '0002_auth_nonces': nonceMigration(NONCE_TABLE),
+  '0003_event_outbox': outboxMigration(EVENT_OUTBOX_TABLE),
 };

@@ -1,4 +1,5 @@
 import { mintRequestSchema, mintResponseSchema, type MintResponse } from '@nrp/client';
+import { newEvent } from '@nrp/outbox';
 import { defineRoute } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { MintServiceContext } from '../context';
@@ -82,19 +83,31 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
         fuses: listing.settings.fuses,
       };
       const signature = await signMintContext(ctx.signer, network.config.chainId, controller, params);
+      const content = {
+        label: params.label,
+        owner: params.owner,
+        fee: params.fee.toString(),
+        price: params.price.toString(),
+        parentNode: params.parentNode,
+        paymentReceiver: params.paymentReceiver,
+        verifiedMinter: params.verifiedMinter,
+        signatureExpiry: Number(params.signatureExpiry),
+        expiry: Number(params.expiry),
+        fuses: params.fuses,
+      };
+      // Written before the answer: a signature handed out always has its event.
+      await ctx.events.append(ctx.db, [
+        newEvent('mint.signed', body.parentName, {
+          network: networkName,
+          chainId: network.config.chainId,
+          name: `${body.label}.${body.parentName}`,
+          parentName: body.parentName,
+          mintController: controller,
+          ...content,
+        }),
+      ]);
       return {
-        content: {
-          label: params.label,
-          owner: params.owner,
-          fee: params.fee.toString(),
-          price: params.price.toString(),
-          parentNode: params.parentNode,
-          paymentReceiver: params.paymentReceiver,
-          verifiedMinter: params.verifiedMinter,
-          signatureExpiry: Number(params.signatureExpiry),
-          expiry: Number(params.expiry),
-          fuses: params.fuses,
-        },
+        content,
         signature,
         mintController: controller,
         chainId: network.config.chainId,

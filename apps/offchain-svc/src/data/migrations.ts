@@ -82,4 +82,71 @@ export const migrations: Record<string, Migration> = {
         ON offchain_subnames USING gin (parent_name, metadata jsonb_path_ops)`.execute(db);
     },
   },
+  '0004_webhooks_and_idempotency': {
+    // Webhooks belong to an API key and see the events of its parents. An event is stored only when some webhook
+    // subscribes to it, in the transaction of the change (or of the ingest), together with one delivery per
+    // webhook: the deliveries table is the outbox the delivery worker drains. Idempotency keys remember the first
+    // answer of a bulk import per API key.
+    up: async (db: Kysely<unknown>) => {
+      await sql`
+        CREATE TABLE offchain_webhooks (
+          id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+          api_key_id uuid NOT NULL REFERENCES offchain_api_keys (id) ON DELETE CASCADE,
+          url text NOT NULL,
+          events text[] NOT NULL,
+          secret text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX offchain_webhooks_api_key_idx ON offchain_webhooks (api_key_id)`.execute(db);
+      await sql`
+        CREATE TABLE offchain_events (
+          id uuid PRIMARY KEY,
+          type text NOT NULL,
+          parent_name text COLLATE "C" NOT NULL,
+          occurred_at timestamptz NOT NULL,
+          data jsonb NOT NULL,
+          stored_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX offchain_events_stored_at_idx ON offchain_events (stored_at)`.execute(db);
+      await sql`
+        CREATE TABLE offchain_webhook_deliveries (
+          id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+          webhook_id uuid NOT NULL REFERENCES offchain_webhooks (id) ON DELETE CASCADE,
+          event_id uuid NOT NULL REFERENCES offchain_events (id) ON DELETE CASCADE,
+          status text NOT NULL DEFAULT 'pending',
+          attempts integer NOT NULL DEFAULT 0,
+          next_attempt_at timestamptz,
+          retry_until timestamptz NOT NULL,
+          last_attempt_at timestamptz,
+          last_status_code integer,
+          last_error text,
+          delivered_at timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          CONSTRAINT offchain_webhook_deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed')),
+          CONSTRAINT offchain_webhook_deliveries_once UNIQUE (webhook_id, event_id)
+        )`.execute(db);
+      await sql`
+        CREATE INDEX offchain_webhook_deliveries_due_idx
+        ON offchain_webhook_deliveries (next_attempt_at) WHERE status = 'pending'`.execute(db);
+      await sql`
+        CREATE INDEX offchain_webhook_deliveries_list_idx
+        ON offchain_webhook_deliveries (webhook_id, created_at DESC, id DESC)`.execute(db);
+      await sql`CREATE INDEX offchain_webhook_deliveries_event_idx ON offchain_webhook_deliveries (event_id)`.execute(
+        db,
+      );
+      await sql`
+        CREATE TABLE offchain_idempotency_keys (
+          api_key_id uuid NOT NULL REFERENCES offchain_api_keys (id) ON DELETE CASCADE,
+          key text NOT NULL,
+          request_hash text NOT NULL,
+          status_code integer NOT NULL,
+          response jsonb NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (api_key_id, key)
+        )`.execute(db);
+      await sql`CREATE INDEX offchain_idempotency_keys_created_idx ON offchain_idempotency_keys (created_at)`.execute(
+        db,
+      );
+    },
+  },
 };

@@ -25,7 +25,55 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, never, string | null>;
 }
 
+export interface WebhooksTable {
+  id: Generated<string>;
+  api_key_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
+export interface EventsTable {
+  id: string;
+  type: string;
+  parent_name: string;
+  occurred_at: ColumnType<Date, string, never>;
+  data: ColumnType<Record<string, unknown>, string, never>;
+  stored_at: ColumnType<Date, never, never>;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  webhook_id: string;
+  event_id: string;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  attempts: ColumnType<number, never, number>;
+  next_attempt_at: ColumnType<Date | null, string | null, string | null>;
+  retry_until: ColumnType<Date, string, string>;
+  last_attempt_at: ColumnType<Date | null, never, string | null>;
+  last_status_code: ColumnType<number | null, never, number | null>;
+  last_error: ColumnType<string | null, never, string | null>;
+  delivered_at: ColumnType<Date | null, never, string | null>;
+  created_at: ColumnType<Date, never, never>;
+}
+
+export interface IdempotencyKeysTable {
+  api_key_id: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response: ColumnType<unknown, string, never>;
+  created_at: ColumnType<Date, never, never>;
+}
+
 export interface OffchainDatabase {
   offchain_subnames: SubnamesTable;
   offchain_api_keys: ApiKeysTable;
+  offchain_webhooks: WebhooksTable;
+  offchain_events: EventsTable;
+  offchain_webhook_deliveries: WebhookDeliveriesTable;
+  offchain_idempotency_keys: IdempotencyKeysTable;
 }

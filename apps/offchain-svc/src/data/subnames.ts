@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { OffchainSubname } from '@nrp/client';
 import type { OffchainDb } from './database';
-import type { SubnamesTable } from './schema';
+import type { OffchainDatabase, SubnamesTable } from './schema';
 
 type SubnameRow = Selectable<SubnamesTable>;
 
@@ -58,10 +58,10 @@ export function likePattern(substring: string): string {
 /**
  * Creates or updates a subname in ONE statement (INSERT … ON CONFLICT (full_name) DO UPDATE): concurrent writers
  * of the same name serialise on its row, never create a second row, and each replaces only the fields it sent,
- * so no update is lost. `created` tells an insert from an update.
+ * so no update is lost. `created` tells an insert from an update. `db` may be a transaction.
  */
 export async function upsertSubname(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   write: SubnameWrite,
 ): Promise<{ subname: OffchainSubname; created: boolean }> {
   const json = (value: Record<string, string> | undefined) => JSON.stringify(value ?? {});
@@ -88,6 +88,101 @@ export async function upsertSubname(
   if (!row) throw new Error('upsert returned no row');
   const { inserted, ...subname } = row;
   return { subname: toSubname(subname), created: inserted };
+}
+
+/** A subname's writable fields, as a batch computes them. */
+type SubnameFields = Pick<SubnameRow, 'owner' | 'texts' | 'addresses' | 'metadata' | 'contenthash' | 'ttl'>;
+
+/** `write` over `fields` (absent fields keep their value; a new name starts empty). */
+function applyTo(fields: SubnameFields | undefined, write: SubnameWrite): SubnameFields {
+  return {
+    owner: write.owner !== undefined ? write.owner : (fields?.owner ?? null),
+    texts: write.texts ?? fields?.texts ?? {},
+    addresses: write.addresses ?? fields?.addresses ?? {},
+    metadata: write.metadata ?? fields?.metadata ?? {},
+    contenthash: write.contenthash !== undefined ? write.contenthash : (fields?.contenthash ?? null),
+    ttl: write.ttl !== undefined ? write.ttl : (fields?.ttl ?? null),
+  };
+}
+
+const recordset = (rows: object[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+  full_name text, parent_name text, label text, namehash text, owner text, texts jsonb, addresses jsonb,
+  metadata jsonb, contenthash text, ttl integer)`;
+
+/**
+ * Applies many create-or-updates, in order, inside the caller's transaction — with a few set-based statements
+ * instead of one per write: the existing rows are locked (`FOR UPDATE`, in name order), the writes are merged
+ * over them in memory (a later write of a name sees the earlier ones), then one UPDATE writes the existing rows
+ * and one INSERT … ON CONFLICT DO NOTHING the new ones. A new name that a concurrent request inserted meanwhile is
+ * written with `upsertSubname`, which keeps that request's fields. Each write's result is its name's stored record;
+ * `created` is true for the first write of a name that did not exist.
+ */
+export async function upsertSubnames(
+  db: Kysely<OffchainDatabase>,
+  writes: SubnameWrite[],
+): Promise<Array<{ subname: OffchainSubname; created: boolean }>> {
+  const names = [...new Set(writes.map((w) => w.fullName))].sort();
+  const existing = new Map(
+    (
+      await db
+        .selectFrom('offchain_subnames')
+        .selectAll()
+        .where('full_name', 'in', names)
+        .orderBy('full_name')
+        .forUpdate()
+        .execute()
+    ).map((row) => [row.full_name, row]),
+  );
+  const merged = new Map<string, { write: SubnameWrite; fields: SubnameFields }>();
+  const results = writes.map((write) => {
+    const before = merged.get(write.fullName)?.fields ?? existing.get(write.fullName);
+    merged.set(write.fullName, { write, fields: applyTo(before, write) });
+    return { write, created: before === undefined };
+  });
+  const rowsWhere = (isExisting: boolean) =>
+    [...merged.values()]
+      .filter(({ write }) => existing.has(write.fullName) === isExisting)
+      .map(({ write, fields }) => ({
+        full_name: write.fullName,
+        parent_name: write.parentName,
+        label: write.label,
+        namehash: write.namehash,
+        ...fields,
+      }));
+  const stored = new Map<string, OffchainSubname>();
+  if (existing.size > 0) {
+    const updated = await sql<SubnameRow>`
+      UPDATE offchain_subnames AS s SET
+        owner = x.owner, texts = x.texts, addresses = x.addresses, metadata = x.metadata,
+        contenthash = x.contenthash, ttl = x.ttl, updated_at = now()
+      FROM ${recordset(rowsWhere(true))}
+      WHERE s.full_name = x.full_name COLLATE "C"
+      RETURNING s.*`.execute(db);
+    for (const row of updated.rows) stored.set(row.full_name, toSubname(row));
+  }
+  if (existing.size < merged.size) {
+    const inserted = await sql<SubnameRow>`
+      INSERT INTO offchain_subnames
+        (full_name, parent_name, label, namehash, owner, texts, addresses, metadata, contenthash, ttl)
+      SELECT full_name, parent_name, label, namehash, owner, texts, addresses, metadata, contenthash, ttl
+      FROM ${recordset(rowsWhere(false))}
+      ON CONFLICT (full_name) DO NOTHING
+      RETURNING *`.execute(db);
+    for (const row of inserted.rows) stored.set(row.full_name, toSubname(row));
+  }
+  // Names another request inserted since the lock: merge into that row, one write at a time, in order.
+  const raced = new Set(names.filter((name) => !stored.has(name)));
+  for (const result of results) {
+    if (!raced.has(result.write.fullName)) continue;
+    const saved = await upsertSubname(db, result.write);
+    stored.set(result.write.fullName, saved.subname);
+    result.created = false;
+  }
+  return results.map(({ write, created }) => {
+    const subname = stored.get(write.fullName);
+    if (!subname) throw new Error(`no stored record for ${write.fullName}`);
+    return { subname, created };
+  });
 }
 
 export async function findSubnameByName(
@@ -126,12 +221,33 @@ export async function findRecordsByName(
     .executeTakeFirst();
 }
 
-export async function deleteSubname({ db }: OffchainDb, fullName: string): Promise<boolean> {
-  const result = await db
+/** Deletes a subname and returns it (undefined when there was none). `db` may be a transaction. */
+export async function deleteSubname(
+  db: Kysely<OffchainDatabase>,
+  fullName: string,
+): Promise<OffchainSubname | undefined> {
+  const row = await db
     .deleteFrom('offchain_subnames')
     .where('full_name', '=', fullName)
+    .returningAll()
     .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return row && toSubname(row);
+}
+
+/**
+ * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
+ * (parent_name, label) index: every page costs the same however deep the export is).
+ */
+export async function listSubnamesAfter(
+  { db }: OffchainDb,
+  parentName: string,
+  afterLabel: string | undefined,
+  limit: number,
+): Promise<OffchainSubname[]> {
+  let query = db.selectFrom('offchain_subnames').selectAll().where('parent_name', '=', parentName);
+  if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
+  const rows = await query.orderBy('label').limit(limit).execute();
+  return rows.map(toSubname);
 }
 
 /** One page of matches ordered by label (then parent), and the total count of matches. */

@@ -1,58 +1,48 @@
 import { z } from 'zod';
 import {
+  bulkSubnamesQuery,
+  bulkSubnamesRequest,
+  bulkSubnamesResponse,
   createSubnameRequest,
+  exportSubnamesQuery,
+  NDJSON_CONTENT_TYPE,
   offchainSubnameSchema,
   searchSubnamesRequest,
   searchSubnamesResponse,
-  type CreateSubnameData,
 } from '@nrp/client';
-import { namehash, parentOf } from '@nrp/ens';
+import { parentOf } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
-import { assertKeyAllowsParent, requireApiKey } from '../api-keys';
+import { apiKeyOf, assertKeyAllowsParent, requireApiKey } from '../api-keys';
+import { bulkImport } from '../bulk-import';
 import type { OffchainDb } from '../data/database';
-import {
-  deleteSubname,
-  findSubnameByName,
-  findSubnameByNamehash,
-  searchSubnames,
-  upsertSubname,
-  type SubnameWrite,
-} from '../data/subnames';
+import { findSubnameByName, findSubnameByNamehash, searchSubnames } from '../data/subnames';
+import type { EventRecorder } from '../events';
 import { offchainProblems } from '../problems';
+import { streamExport } from '../subname-export';
+import { removeSubname, saveSubname, toWrite } from '../subname-writes';
 
 const TAG = ['subnames'];
 const fullNameParams = z.object({ fullSubname: ensName({ min: 3, max: 511 }) });
 const authProblems = [commonProblems.UNAUTHORIZED, offchainProblems.PARENT_NOT_ALLOWED];
 
-function toMap(
-  entries: Array<{ key: string; value: string }> | undefined,
-): Record<string, string> | undefined {
-  return entries && Object.fromEntries(entries.map((e) => [e.key, e.value]));
-}
-
-/** The validated body → one write; absent fields stay undefined so the stored values are kept. */
-export function toWrite(body: CreateSubnameData): SubnameWrite {
-  const fullName = `${body.label}.${body.parentName}`;
-  return {
-    fullName,
-    parentName: body.parentName,
-    label: body.label,
-    namehash: namehash(fullName).toLowerCase(),
-    owner: body.owner,
-    texts: toMap(body.texts),
-    addresses: body.addresses && Object.fromEntries(body.addresses.map((a) => [String(a.coin), a.value])),
-    metadata: toMap(body.metadata),
-    contenthash: body.contenthash,
-    ttl: body.ttl,
-  };
+/** The `Idempotency-Key` header: 1 to 255 characters, or a 400. */
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (key.length === 0 || key.length > 255) {
+    throw new ProblemError(commonProblems.INVALID_INPUT, 'Idempotency-Key must be 1 to 255 characters.', {
+      errors: [{ path: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }],
+    });
+  }
+  return key;
 }
 
 function notFound(what: string): ProblemError {
   return new ProblemError(offchainProblems.SUBNAME_NOT_FOUND, `No offchain subname ${what}.`);
 }
 
-export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
+export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
@@ -63,7 +53,8 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
       description:
         'Needs an API key (`x-auth-token`) issued for `parentName`. 201 when the subname was created, 200 when it ' +
         'was updated. Lists that are present replace the stored lists; absent fields keep their stored values. ' +
-        'The whole write is one statement: concurrent writes of one name never create two rows or lose a field.',
+        'The whole write is one statement: concurrent writes of one name never create two rows or lose a field. ' +
+        'Emits `subname.created` or `subname.updated` (webhooks), recorded in the same transaction.',
       tags: TAG,
       body: createSubnameRequest,
       before: [requireApiKey(db)],
@@ -74,8 +65,75 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
       handler: async ({ body }, _req, res) => {
         assertKeyAllowsParent(res, body.parentName);
-        const { subname, created } = await upsertSubname(db, toWrite(body));
+        const { subname, created } = await saveSubname(db, events, toWrite(body));
         res.status(created ? 201 : 200).json(subname);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/subnames/bulk',
+      operationId: 'bulkImportSubnames',
+      security: 'apiKey',
+      summary: 'Create or update up to 1,000 subnames',
+      description:
+        'Body `{ items: [...] }`, each item a create-or-update body (same rules as `POST /api/v1/subnames`, ' +
+        'applied in order: a name given twice is created, then updated) for a parent the key may manage. ' +
+        'Default (`atomic=true`): all or nothing — any invalid item is a 400 naming every bad field as ' +
+        '`body.items.<index>.<field>`, an item under a parent the key may not manage a 403 naming its index, and ' +
+        'nothing is written. `atomic=false`: the valid items are written and each result carries its own ' +
+        'status (201, 200, 400 or 403 with the problem). Either way the items are written in one transaction ' +
+        'with their `subname.created` / `subname.updated` events; the answer is 200 with a result per item, in ' +
+        'order. With an `Idempotency-Key` header (1–255 characters, per API key, kept at least 24 hours) the ' +
+        'first successful answer is stored with the write and replayed for a retry of the same request; the ' +
+        'same key with a different body or `atomic` is a 409 `IDEMPOTENCY_KEY_REUSED`. Failed requests are not ' +
+        'stored (a retry runs again).',
+      tags: TAG,
+      query: bulkSubnamesQuery,
+      body: bulkSubnamesRequest,
+      before: [requireApiKey(db)],
+      responses: { 200: { description: 'One result per item.', schema: bulkSubnamesResponse } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        ...authProblems,
+        offchainProblems.IDEMPOTENCY_KEY_REUSED,
+      ],
+      handler: async ({ query, body }, req, res) =>
+        bulkImport(db, events, {
+          apiKey: apiKeyOf(res),
+          items: body.items,
+          atomic: query.atomic,
+          idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
+        }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/subnames/export',
+      operationId: 'exportSubnames',
+      security: 'apiKey',
+      summary: 'Export every subname of a parent (NDJSON)',
+      description:
+        'Needs an API key for `parentName` (403 otherwise). `application/x-ndjson`: one record per line, the ' +
+        'record shape of `GET /api/v1/subnames/{fullSubname}`, in label order (code points), streamed page by ' +
+        'page so the service holds one page whatever the size. An interrupted export resumes with `cursor` = ' +
+        'the `label` of the last complete line received. To import an export elsewhere, turn each record into ' +
+        'a create body (`toCreateSubnameInput` in the typed client) and send them to `POST ' +
+        '/api/v1/subnames/bulk`: the records come back identical except `id`, `createdAt` and `updatedAt`, which ' +
+        'the importing service assigns.',
+      tags: TAG,
+      query: exportSubnamesQuery,
+      before: [requireApiKey(db)],
+      responses: {
+        200: {
+          description: 'One record per line.',
+          schema: offchainSubnameSchema,
+          contentType: NDJSON_CONTENT_TYPE,
+        },
+      },
+      problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
+      handler: async ({ query }, _req, res) => {
+        assertKeyAllowsParent(res, query.parentName);
+        await streamExport(db, query.parentName, query.cursor, res);
       },
     }),
     defineRoute({
@@ -146,7 +204,9 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
       operationId: 'deleteSubname',
       security: 'apiKey',
       summary: 'Delete a subname',
-      description: 'Needs an API key issued for the subname’s parent name. 204 when deleted.',
+      description:
+        'Needs an API key issued for the subname’s parent name. 204 when deleted. Emits `subname.deleted` ' +
+        '(its data is the record as it was).',
       tags: TAG,
       params: fullNameParams,
       before: [requireApiKey(db)],
@@ -154,7 +214,8 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
       problems: [commonProblems.INVALID_NAME, ...authProblems, offchainProblems.SUBNAME_NOT_FOUND],
       handler: async ({ params }, _req, res) => {
         assertKeyAllowsParent(res, parentOf(params.fullSubname) ?? '');
-        if (!(await deleteSubname(db, params.fullSubname))) throw notFound(`named "${params.fullSubname}"`);
+        if (!(await removeSubname(db, events, params.fullSubname)))
+          throw notFound(`named "${params.fullSubname}"`);
         res.status(204).end();
       },
     }),

@@ -1,19 +1,14 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import { z } from 'zod';
 
 /**
- * Which CCIP-Read gateway URLs a provider may fetch (SSRF guard): a resolver picks the URLs, so by default only
- * `https:` URLs to public hosts. `allowedOrigins` (exact origins such as `http://127.0.0.1:3003`) bypass every
- * check, for development and tests.
+ * Which URLs a service may fetch when someone else picked them (SSRF guard): CCIP-Read gateway URLs chosen by a
+ * resolver, webhook targets chosen by an API client. By default only `https:` URLs to public hosts.
+ * `allowedOrigins` (exact origins such as `http://127.0.0.1:3003`) bypass every check, for development and tests.
  */
-export interface CcipReadUrlPolicy {
+export interface OutboundUrlPolicy {
   allowedOrigins?: readonly string[];
-}
-
-/** A gateway URL the policy refuses; services map it to 502 like any gateway failure. */
-export class CcipReadUrlRefusedError extends Error {
-  override name = 'CcipReadUrlRefusedError';
-  readonly code = 'CCIP_READ_URL_REFUSED' as const;
 }
 
 const privateRanges = new BlockList();
@@ -65,12 +60,27 @@ export function normaliseOrigin(value: string): string {
   return url.origin;
 }
 
+/** Comma-separated http(s) origins (an environment variable), normalised with `normaliseOrigin`. */
+export const originListSchema = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const part of value.split(',')) {
+    if (part.trim() === '') continue;
+    try {
+      origins.push(normaliseOrigin(part));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `not an http(s) origin: ${part.trim()}` });
+      return z.NEVER;
+    }
+  }
+  return origins;
+});
+
 /**
- * Why `url` (an EIP-3668 URL template) is refused without looking it up, or null when it passes the static
+ * Why `url` (a URL, or an EIP-3668 URL template) is refused without looking it up, or null when it passes the static
  * checks: allow-listed origin, else `https:` and a host that is not `localhost` or a private/loopback/link-local
  * literal IP.
  */
-export function ccipReadUrlRefusal(url: string, policy: CcipReadUrlPolicy = {}): string | null {
+export function outboundUrlRefusal(url: string, policy: OutboundUrlPolicy = {}): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -78,7 +88,7 @@ export function ccipReadUrlRefusal(url: string, policy: CcipReadUrlPolicy = {}):
     return 'not a valid URL';
   }
   if (policy.allowedOrigins?.includes(parsed.origin)) return null;
-  if (parsed.protocol !== 'https:') return `only https: gateway URLs are allowed, not ${parsed.protocol}`;
+  if (parsed.protocol !== 'https:') return `only https: URLs are allowed, not ${parsed.protocol}`;
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback host`;
   if (isPrivateAddress(host)) return `${host} is a private, loopback or link-local address`;
@@ -86,11 +96,11 @@ export function ccipReadUrlRefusal(url: string, policy: CcipReadUrlPolicy = {}):
 }
 
 /**
- * `ccipReadUrlRefusal`, then for a host name (not allow-listed): every address it resolves to must be public. A
+ * `outboundUrlRefusal`, then for a host name (not allow-listed): every address it resolves to must be public. A
  * name that does not resolve passes (the fetch then fails on its own).
  */
-export async function checkCcipReadUrl(url: string, policy: CcipReadUrlPolicy = {}): Promise<string | null> {
-  const refusal = ccipReadUrlRefusal(url, policy);
+export async function checkOutboundUrl(url: string, policy: OutboundUrlPolicy = {}): Promise<string | null> {
+  const refusal = outboundUrlRefusal(url, policy);
   if (refusal !== null) return refusal;
   const parsed = new URL(url);
   if (policy.allowedOrigins?.includes(parsed.origin)) return null;

@@ -3,20 +3,20 @@ import type { AddressInfo } from 'node:net';
 import {
   CcipReadUrlRefusedError,
   ChainProvider,
-  ccipReadUrlRefusal,
-  checkCcipReadUrl,
+  outboundUrlRefusal,
+  checkOutboundUrl,
   isPrivateAddress,
   loadNetworksConfig,
 } from '../src';
 
-describe('ccipReadUrlRefusal', () => {
+describe('outboundUrlRefusal', () => {
   it.each([
     'https://gateway.example.com/{sender}/{data}.json',
     'https://ccip.ens.xyz/lookup/{sender}/{data}',
     'https://8.8.8.8/{data}',
     'https://[2606:4700:4700::1111]/{data}',
   ])('allows %s', (url) => {
-    expect(ccipReadUrlRefusal(url)).toBeNull();
+    expect(outboundUrlRefusal(url)).toBeNull();
   });
 
   it.each([
@@ -39,16 +39,16 @@ describe('ccipReadUrlRefusal', () => {
     ['https://[::ffff:127.0.0.1]/{data}', /private/],
     ['not a url', /not a valid URL/],
   ])('refuses %s', (url, reason) => {
-    expect(ccipReadUrlRefusal(url)).toMatch(reason);
+    expect(outboundUrlRefusal(url)).toMatch(reason);
   });
 
   it('an allow-listed origin passes whatever its scheme and host; only that exact origin', () => {
     const policy = { allowedOrigins: ['http://127.0.0.1:3003'] };
     expect(
-      ccipReadUrlRefusal('http://127.0.0.1:3003/api/v1/gateway/{sender}/{data}.json', policy),
+      outboundUrlRefusal('http://127.0.0.1:3003/api/v1/gateway/{sender}/{data}.json', policy),
     ).toBeNull();
-    expect(ccipReadUrlRefusal('http://127.0.0.1:3004/{data}', policy)).toMatch(/only https/);
-    expect(ccipReadUrlRefusal('https://127.0.0.1:3003/{data}', policy)).toMatch(/private/);
+    expect(outboundUrlRefusal('http://127.0.0.1:3004/{data}', policy)).toMatch(/only https/);
+    expect(outboundUrlRefusal('https://127.0.0.1:3003/{data}', policy)).toMatch(/private/);
   });
 
   it('isPrivateAddress: public addresses are not private', () => {
@@ -59,9 +59,9 @@ describe('ccipReadUrlRefusal', () => {
     expect(isPrivateAddress('not-an-ip')).toBe(false);
   });
 
-  it('checkCcipReadUrl: a host name that does not resolve passes (the fetch fails on its own)', async () => {
-    expect(await checkCcipReadUrl('https://gateway.invalid/{data}')).toBeNull();
-    expect(await checkCcipReadUrl('http://gateway.invalid/{data}')).toMatch(/only https/);
+  it('checkOutboundUrl: a host name that does not resolve passes (the fetch fails on its own)', async () => {
+    expect(await checkOutboundUrl('https://gateway.invalid/{data}')).toBeNull();
+    expect(await checkOutboundUrl('http://gateway.invalid/{data}')).toMatch(/only https/);
   });
 });
 

@@ -1,0 +1,113 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { Webhook } from 'standardwebhooks';
+// The real offchain subname service (it owns the webhooks), started in-process through its own test helper.
+import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
+import { startReceiver, until, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
+import { accountAt, approveController, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
+
+const TOKEN = 'mint-events-ingest-token-0123456789abcdef';
+
+describe('mint.signed reaches the webhooks of the parent through the outbox and offchain-svc', () => {
+  let receiver: WebhookReceiver;
+  let offchain: TestService;
+  let server: Server;
+  let env: MintTestEnv;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    offchain = await startOffchainService({
+      EVENTS_INGEST_TOKEN: TOKEN,
+      WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
+      WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+    });
+    server = offchain.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    env = await startMintTestEnv({
+      OFFCHAIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      EVENTS_INGEST_TOKEN: TOKEN,
+      EVENTS_RELAY_INTERVAL_MS: '25',
+    });
+    await env.chain.ens.registerEthName('events', accountAt(env.chain, 1).address);
+    await approveController(env, 1, false);
+    await listDirect(env, 'events.eth', {
+      basePriceWei: '1000',
+      paymentReceiver: accountAt(env.chain, 2).address,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await env?.stop();
+    await new Promise((resolve) => server?.close(resolve));
+    await offchain?.close();
+    await receiver?.close();
+  });
+
+  it('a signed mint is delivered as mint.signed, verified by standardwebhooks; a refused mint emits nothing', async () => {
+    const key = await offchain.keyFor('events.eth');
+    const hook = await request(offchain.app)
+      .post('/api/v1/webhooks')
+      .set('x-auth-token', key)
+      .send({ url: receiver.url, events: ['mint.signed'] })
+      .expect(201);
+    const minter = accountAt(env.chain, 5).address;
+
+    await request(env.app)
+      .post('/api/v1/mint')
+      .send({
+        isTestnet: true,
+        parentName: 'events.eth',
+        label: 'x',
+        minterAddress: minter,
+        expiryInYears: 0,
+      })
+      .expect(400);
+    const signed = await request(env.app)
+      .post('/api/v1/mint')
+      .send({
+        isTestnet: true,
+        parentName: 'events.eth',
+        label: 'alice',
+        minterAddress: minter,
+        expiryInYears: 1,
+      })
+      .expect(200);
+
+    await until(() => receiver.received.length >= 1, 'the mint.signed delivery', 30_000);
+    const delivery = receiver.received[0];
+    if (!delivery) throw new Error('no delivery');
+    const payload = new Webhook(hook.body.secret).verify(delivery.body, {
+      'webhook-id': String(delivery.headers['webhook-id']),
+      'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+      'webhook-signature': String(delivery.headers['webhook-signature']),
+    });
+    expect(payload).toEqual({
+      type: 'mint.signed',
+      timestamp: expect.any(String),
+      data: {
+        network: 'sepolia',
+        chainId: 11155111,
+        name: 'alice.events.eth',
+        parentName: 'events.eth',
+        mintController: signed.body.mintController,
+        ...signed.body.content,
+      },
+    });
+    // Relayed and removed from the producer's outbox; nothing else was emitted.
+    await until(
+      async () =>
+        Number(
+          (
+            await env.db.db
+              .selectFrom(EVENT_OUTBOX_TABLE)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ) === 0,
+      'the outbox to drain',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.received).toHaveLength(1);
+  });
+});

@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/client';
+import { recordEvents } from './data/events';
+import type { OffchainDatabase } from './data/schema';
+
+/** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
+export interface EventRecorder {
+  record(db: Kysely<OffchainDatabase>, events: PlatformEvent[]): Promise<number>;
+}
+
+/** The recorder whose deliveries are retried for `retryWindowMs` after the event. */
+export function eventRecorder(retryWindowMs: number): EventRecorder {
+  return { record: (db, events) => recordEvents(db, events, retryWindowMs) };
+}
+
+/** A `subname.*` event: its data is the record (for `subname.deleted`, the record as it was). */
+export function subnameEvent(
+  type: Extract<WebhookEventType, `subname.${string}`>,
+  subname: OffchainSubname,
+): PlatformEvent {
+  return {
+    id: randomUUID(),
+    type,
+    parentName: subname.parentName,
+    occurredAt: type === 'subname.deleted' ? new Date().toISOString() : subname.updatedAt,
+    data: subname,
+  };
+}

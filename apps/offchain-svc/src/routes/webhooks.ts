@@ -1,0 +1,134 @@
+import {
+  createdWebhookSchema,
+  createWebhookRequest,
+  listDeliveriesQuery,
+  redeliverParams,
+  webhookDeliveriesResponse,
+  webhookDeliverySchema,
+  webhookIdParams,
+  webhookListResponse,
+} from '@nrp/client';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { commonProblems } from '@nrp/validation';
+import { apiKeyOf, requireApiKey } from '../api-keys';
+import type { OffchainDb } from '../data/database';
+import { listWebhooks } from '../data/webhooks';
+import { offchainProblems } from '../problems';
+import {
+  createWebhook,
+  redeliver,
+  removeWebhook,
+  webhookDeliveries,
+  type WebhookSettings,
+} from '../webhooks';
+
+const TAG = ['webhooks'];
+const authProblems = [commonProblems.UNAUTHORIZED];
+
+export function webhookRoutes(db: OffchainDb, settings: WebhookSettings): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhooks',
+      operationId: 'createWebhook',
+      security: 'apiKey',
+      summary: 'Subscribe a URL to events',
+      description:
+        'The webhook belongs to the API key (`x-auth-token`) and receives the chosen events of the parent names ' +
+        'the key may manage (as long as the key lives): `subname.created`, `subname.updated`, `subname.deleted` ' +
+        '(data: the record), `image.pending`, `image.confirmed`, `image.discarded`, `image.deleted` (metadata-svc; ' +
+        'data: network, name, kind, url, uploader, contentType, size, uploadedAt), `mint.signed` (mint-svc; data: ' +
+        'the signed mint parameters and network). The `url` must be https to a public host (names are resolved; ' +
+        'loopback, private and link-local addresses are refused) unless its origin is in WEBHOOK_ALLOWED_ORIGINS ' +
+        '(development). At most 20 webhooks per key. The `secret` (`whsec_…`) is shown only in this answer.\n\n' +
+        'Deliveries follow Standard Webhooks: POST with `webhook-id` (the event id, the same for every attempt), ' +
+        '`webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` (`v1,` + base64 ' +
+        'HMAC-SHA256 of `{id}.{timestamp}.{body}` keyed by the base64-decoded secret after `whsec_`), body ' +
+        '`{ type, timestamp, data }`. Any 2xx within WEBHOOK_TIMEOUT_MS is success; anything else (3xx included: ' +
+        'redirects are not followed) is retried with exponential backoff and jitter — the first retry within ' +
+        'WEBHOOK_RETRY_BASE_MS (30 s), then twice as long each time up to an hour — until WEBHOOK_RETRY_WINDOW_MS ' +
+        '(24 h) after the event, then the delivery is `failed`. Delivery is at least once: deduplicate by ' +
+        '`webhook-id`. Events are not ordered.',
+      tags: TAG,
+      body: createWebhookRequest,
+      before: [requireApiKey(db)],
+      responses: { 201: { description: 'Created; the secret is shown once.', schema: createdWebhookSchema } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        offchainProblems.INVALID_WEBHOOK_URL,
+        offchainProblems.WEBHOOK_LIMIT_REACHED,
+        ...authProblems,
+      ],
+      handler: async ({ body }, _req, res) => {
+        res.status(201).json(await createWebhook(db, settings, apiKeyOf(res), body));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhooks',
+      operationId: 'listWebhooks',
+      security: 'apiKey',
+      summary: "List the key's webhooks",
+      description: 'Oldest first; secrets are never shown again.',
+      tags: TAG,
+      before: [requireApiKey(db)],
+      responses: { 200: { description: 'The webhooks.', schema: webhookListResponse } },
+      problems: authProblems,
+      handler: async (_input, _req, res) => ({ items: await listWebhooks(db, apiKeyOf(res).id) }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/v1/webhooks/:id',
+      operationId: 'deleteWebhook',
+      security: 'apiKey',
+      summary: 'Delete a webhook',
+      description: 'Its pending deliveries are dropped. 404 for a webhook of another key.',
+      tags: TAG,
+      params: webhookIdParams,
+      before: [requireApiKey(db)],
+      responses: { 204: { description: 'Deleted.' } },
+      problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
+      handler: async ({ params }, _req, res) => {
+        await removeWebhook(db, apiKeyOf(res), params.id);
+        res.status(204).end();
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/webhooks/:id/deliveries',
+      operationId: 'listWebhookDeliveries',
+      security: 'apiKey',
+      summary: "A webhook's deliveries and their outcome",
+      description:
+        'Newest first, `limit` 1 to 100 (default 50), optionally one `status` (`pending`, `delivered`, ' +
+        '`failed`); `nextCursor` (null on the last page) is the `cursor` of the next page. Each delivery shows its ' +
+        'attempts, the last HTTP status or error and when the next attempt is due. Events and deliveries are kept ' +
+        '30 days.',
+      tags: TAG,
+      params: webhookIdParams,
+      query: listDeliveriesQuery,
+      before: [requireApiKey(db)],
+      responses: { 200: { description: 'One page of deliveries.', schema: webhookDeliveriesResponse } },
+      problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
+      handler: async ({ params, query }, _req, res) => webhookDeliveries(db, apiKeyOf(res), params.id, query),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver',
+      operationId: 'redeliverWebhookDelivery',
+      security: 'apiKey',
+      summary: 'Deliver an event again',
+      description:
+        'Makes the delivery due now with a fresh retry window, whatever its state (a delivered one is sent again ' +
+        'with the same `webhook-id`). 202: the worker sends it within a second.',
+      tags: TAG,
+      params: redeliverParams,
+      before: [requireApiKey(db)],
+      responses: { 202: { description: 'Scheduled.', schema: webhookDeliverySchema } },
+      problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
+      handler: async ({ params }, _req, res) => {
+        res.status(202).json(await redeliver(db, settings, apiKeyOf(res), params.id, params.deliveryId));
+      },
+    }),
+  ];
+}

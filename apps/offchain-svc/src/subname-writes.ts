@@ -1,0 +1,82 @@
+import { namehash } from '@nrp/ens';
+import type { CreateSubnameData, OffchainSubname } from '@nrp/client';
+import type { Kysely } from 'kysely';
+import type { OffchainDb } from './data/database';
+import type { OffchainDatabase } from './data/schema';
+import { deleteSubname, upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
+import { subnameEvent, type EventRecorder } from './events';
+
+function toMap(
+  entries: Array<{ key: string; value: string }> | undefined,
+): Record<string, string> | undefined {
+  return entries && Object.fromEntries(entries.map((e) => [e.key, e.value]));
+}
+
+/** The validated body → one write; absent fields stay undefined so the stored values are kept. */
+export function toWrite(body: CreateSubnameData): SubnameWrite {
+  const fullName = `${body.label}.${body.parentName}`;
+  return {
+    fullName,
+    parentName: body.parentName,
+    label: body.label,
+    namehash: namehash(fullName).toLowerCase(),
+    owner: body.owner,
+    texts: toMap(body.texts),
+    addresses: body.addresses && Object.fromEntries(body.addresses.map((a) => [String(a.coin), a.value])),
+    metadata: toMap(body.metadata),
+    contenthash: body.contenthash,
+    ttl: body.ttl,
+  };
+}
+
+export interface SavedSubname {
+  subname: OffchainSubname;
+  created: boolean;
+}
+
+/**
+ * Applies the writes in order inside `trx` (one statement for a single write, set-based statements for a batch),
+ * and records a `subname.created` / `subname.updated` event per write in the same transaction.
+ */
+export async function applyWrites(
+  trx: Kysely<OffchainDatabase>,
+  events: EventRecorder,
+  writes: SubnameWrite[],
+): Promise<SavedSubname[]> {
+  if (writes.length === 0) return [];
+  const saved =
+    writes.length === 1 && writes[0]
+      ? [await upsertSubname(trx, writes[0])]
+      : await upsertSubnames(trx, writes);
+  await events.record(
+    trx,
+    saved.map(({ subname, created }) =>
+      subnameEvent(created ? 'subname.created' : 'subname.updated', subname),
+    ),
+  );
+  return saved;
+}
+
+/** One create-or-update and its event, in one transaction. */
+export async function saveSubname(
+  { db }: OffchainDb,
+  events: EventRecorder,
+  write: SubnameWrite,
+): Promise<SavedSubname> {
+  const [saved] = await db.transaction().execute((trx) => applyWrites(trx, events, [write]));
+  if (!saved) throw new Error('no subname saved');
+  return saved;
+}
+
+/** Deletes a subname and records `subname.deleted`, in one transaction; undefined when there was none. */
+export async function removeSubname(
+  { db }: OffchainDb,
+  events: EventRecorder,
+  fullName: string,
+): Promise<OffchainSubname | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const deleted = await deleteSubname(trx, fullName);
+    if (deleted) await events.record(trx, [subnameEvent('subname.deleted', deleted)]);
+    return deleted;
+  });
+}

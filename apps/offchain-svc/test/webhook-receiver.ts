@@ -1,0 +1,57 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedDelivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  origin: string;
+  received: ReceivedDelivery[];
+  /** How the next request is answered (status code), given how many arrived before it. */
+  respond: (before: number) => number;
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver on 127.0.0.1 that records every request. */
+export async function startReceiver(delayMs = 0): Promise<WebhookReceiver> {
+  const receiver: Omit<WebhookReceiver, 'url' | 'origin' | 'close'> = { received: [], respond: () => 204 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const status = receiver.respond(receiver.received.length);
+      receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      setTimeout(() => {
+        res.statusCode = status;
+        res.end();
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(receiver, {
+    url: `${origin}/hooks/nrp`,
+    origin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+/** Polls `check` until it holds (a deadline, not a timing assertion). */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

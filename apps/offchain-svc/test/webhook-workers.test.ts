@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { createDatabase } from '@nrp/db';
+import { createLogger, loadConfig } from '@nrp/server';
+import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
+import { issueApiKey } from '../src/api-keys';
+import { configSchema } from '../src/config';
+import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
+import type { OffchainDatabase } from '../src/data/schema';
+import { eventRecorder } from '../src/events';
+import { createService } from '../src/service';
+import { deliverDue, type WebhookSettings } from '../src/webhooks';
+import { startReceiver, until, type WebhookReceiver } from './webhook-receiver';
+
+const logger = createLogger('webhook-workers-test', 'silent');
+
+/** A second connection pool to the same database on a server (another replica); PGlite has one connection. */
+function secondHandle(db: TestDatabase<OffchainDatabase>): OffchainDb {
+  return db.url ? createDatabase<OffchainDatabase>({ url: db.url, poolMax: 5 }) : db;
+}
+
+const configFor = (env: Record<string, string>) =>
+  loadConfig(configSchema, { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
+
+describe('webhook delivery workers on one database', () => {
+  let receiver: WebhookReceiver;
+  let db: TestDatabase<OffchainDatabase>;
+  let replica: OffchainDb;
+  const shutdown: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    receiver = await startReceiver(5);
+    db = await createTestDatabase<OffchainDatabase>({ poolMax: 10, pgliteExtensions: PGLITE_EXTENSIONS });
+    replica = secondHandle(db);
+  });
+  afterAll(async () => {
+    for (const step of shutdown.reverse()) await step();
+    if (replica !== db) await replica.close();
+    await db?.close();
+    await receiver?.close();
+  });
+
+  it('two workers draining the same outbox never make the same attempt twice (FOR UPDATE SKIP LOCKED)', async () => {
+    // The service (its delivery worker off) owns the schema, the key and the webhook.
+    const svc = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, { db });
+    const key = (await issueApiKey(db, ['workers.eth'])).key;
+    const settings: WebhookSettings = {
+      allowedOrigins: [receiver.origin],
+      retryBaseMs: 50,
+      retryWindowMs: 60_000,
+      timeoutMs: 5000,
+    };
+    await request(svc.app)
+      .post('/api/v1/webhooks')
+      .set('x-auth-token', key)
+      .send({ url: 'https://workers.example.com/hook', events: ['mint.signed'] })
+      .expect(201);
+    const hook = await request(svc.app)
+      .post('/api/v1/webhooks')
+      .set('x-auth-token', key)
+      .send({ url: receiver.url, events: ['image.deleted'] })
+      .expect(400);
+    expect(hook.body.code).toBe('INVALID_WEBHOOK_URL'); // loopback: this service has no development origins
+    await db.db
+      .updateTable('offchain_webhooks')
+      .set({ url: receiver.url, events: ['image.deleted'] })
+      .execute();
+
+    const events = Array.from({ length: 120 }, (_, i) => ({
+      id: randomUUID(),
+      type: 'image.deleted' as const,
+      parentName: 'workers.eth',
+      occurredAt: new Date().toISOString(),
+      data: { name: `n${i}.workers.eth` },
+    }));
+    expect(await eventRecorder(60_000).record(db.db, events)).toBe(120);
+
+    const drain = async (handle: OffchainDb) => {
+      let made = 0;
+      for (let attempts = await deliverDue(handle, settings, logger); attempts > 0;) {
+        made += attempts;
+        attempts = await deliverDue(handle, settings, logger);
+      }
+      return made;
+    };
+    const [first, second] = await Promise.all([drain(db), drain(replica)]);
+    expect(first + second).toBe(120);
+    expect(receiver.received).toHaveLength(120);
+    expect(new Set(receiver.received.map((d) => d.headers['webhook-id']))).toEqual(
+      new Set(events.map((e) => e.id)),
+    );
+    const rows = await db.db
+      .selectFrom('offchain_webhook_deliveries')
+      .select(['status', 'attempts'])
+      .execute();
+    expect(rows).toHaveLength(120);
+    expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).toBe(true);
+    if (db.url) {
+      // On a server both workers took part (their claims interleave while attempts are in flight).
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeGreaterThan(0);
+    }
+    shutdown.push(async () => {
+      // The service's shutdown closes the database it was given; the test closes it itself.
+      for (const step of svc.onShutdown.slice(0, -1)) await step();
+    });
+  });
+
+  it('events written while no worker runs are delivered by a replica started later (the outbox survives)', async () => {
+    receiver.received.length = 0;
+    const writer = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, { db });
+    const { key, row } = await issueApiKey(db, ['restart.eth']);
+    await db.db
+      .insertInto('offchain_webhooks')
+      .values({
+        api_key_id: row.id,
+        url: receiver.url,
+        events: ['subname.created'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      })
+      .execute();
+    for (const label of ['one', 'two', 'three']) {
+      await request(writer.app)
+        .post('/api/v1/subnames')
+        .set('x-auth-token', key)
+        .send({ parentName: 'restart.eth', label })
+        .expect(201);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received).toHaveLength(0);
+
+    const later = await createService(
+      configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '25', WEBHOOK_ALLOWED_ORIGINS: receiver.origin }),
+      logger,
+      { db: replica },
+    );
+    shutdown.push(async () => {
+      for (const step of writer.onShutdown.slice(0, -1)) await step();
+      for (const step of later.onShutdown.slice(0, -1)) await step();
+    });
+    await until(() => receiver.received.length >= 3, 'the replica to deliver');
+    const names = receiver.received.map(
+      (d) => (JSON.parse(d.body) as { data: { fullName: string } }).data.fullName,
+    );
+    expect(names.sort()).toEqual(['one.restart.eth', 'three.restart.eth', 'two.restart.eth']);
+  });
+});
