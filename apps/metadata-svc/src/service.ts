@@ -3,7 +3,6 @@ import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
-  readPackageVersion,
   redisFromConfig,
   type Logger,
   type ServiceFactory,
@@ -21,6 +20,7 @@ import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
 import { startPeriodic } from './worker';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */
@@ -127,7 +127,7 @@ export async function createMetadataService(
   const app = createApp({
     service: SERVICE_NAME,
     version: API_VERSION,
-    description: `${description}\n\nBuild ${readPackageVersion(require.resolve('../package.json'))}.`,
+    description: `${description}\n\nBuild ${version}.`,
     logger,
     routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
     problems: Object.values(problems),
@@ -160,7 +160,7 @@ export async function createMetadataService(
     () => orphanWorker.stop(),
     stopNonceSweeper,
   );
-  return { app, onShutdown, context };
+  return { app, version, onShutdown, context };
 }
 
 export const createService: ServiceFactory<Config> = (config, logger) =>

@@ -6,7 +6,6 @@ import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   ConfigError,
   createApp,
-  readPackageVersion,
   redisFromConfig,
   type Logger,
   type ServiceInstance,
@@ -24,6 +23,7 @@ import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
 import { authProblems } from '@nrp/auth';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -173,7 +173,7 @@ export async function buildService(
 
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [
@@ -189,10 +189,10 @@ export async function buildService(
     redis,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, onShutdown, ctx };
+  return { app, version, onShutdown, ctx };
 }
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
   const { app, onShutdown } = await buildService(config, logger);
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };

@@ -1,6 +1,5 @@
 import {
   createApp,
-  readPackageVersion,
   redisFromConfig,
   type Logger,
   type ServiceFactory,
@@ -12,6 +11,7 @@ import { upsertApiKey } from './data/api-keys';
 import { offchainProblems } from './problems';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'offchain-svc';
 
@@ -65,7 +65,7 @@ export const createService = async (
 
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [
@@ -82,7 +82,7 @@ export const createService = async (
     redis,
     jsonLimit: '1mb',
   });
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };
 
 /** The factory shape `main.ts` and the dev stack use. */

@@ -1,5 +1,5 @@
 import { networksFromEnv } from '@nrp/chain';
-import { createApp, readPackageVersion, redisFromConfig, type ServiceFactory } from '@nrp/server';
+import { createApp, redisFromConfig, type ServiceFactory } from '@nrp/server';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
@@ -9,6 +9,7 @@ import { chainRoutes } from './routes/chains';
 import { profileRoutes } from './routes/profile';
 import { recordRoutes } from './routes/records';
 import { reverseRoutes } from './routes/reverse';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'resolver-svc';
 
@@ -66,7 +67,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
 
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()],
@@ -75,5 +76,5 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     redis,
   });
   onShutdown.unshift(async () => resolution.destroy());
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };

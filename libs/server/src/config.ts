@@ -50,11 +50,39 @@ export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;
 
 const SECRET_NAME = /KEY|SECRET|PASSWORD|TOKEN/i;
 
+const URL_CREDENTIALS = /\/\/[^/@\s]*@/;
+
 /** How a bad value is quoted in the error line: secrets never, URLs without their credentials. */
 function describeValue(variable: string, value: string | undefined): string {
   if (value === undefined) return 'it is not set';
   if (SECRET_NAME.test(variable)) return 'the value is not shown';
-  return `got ${JSON.stringify(value.replace(/\/\/[^/@\s]*@/, '//***@'))}`;
+  return `got ${JSON.stringify(value.replace(URL_CREDENTIALS, '//***@'))}`;
+}
+
+/** A URL as far as its host: RPC providers put API keys in paths and queries, databases put passwords in it. */
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (!url.host) return value;
+    return url.pathname === '/' && !url.search && !url.username ? value : `${url.protocol}//${url.host}/***`;
+  } catch {
+    return value;
+  }
+}
+
+/** The parsed configuration as the startup log line shows it: secrets replaced, URLs cut to their host. */
+export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([variable, value]) => {
+      if (value === undefined || value === null) return [variable, value];
+      if (SECRET_NAME.test(variable)) return [variable, '[redacted]'];
+      if (typeof value === 'string') return [variable, redactUrl(value)];
+      if (value instanceof URL) return [variable, redactUrl(value.href)];
+      if (Array.isArray(value))
+        return [variable, value.map((item) => (typeof item === 'string' ? redactUrl(item) : item))];
+      return [variable, value];
+    }),
+  );
 }
 
 /** Parses the environment; every bad variable is named on one line. */

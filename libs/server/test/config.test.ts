@@ -9,6 +9,7 @@ import {
   optionalString,
   parseTrustProxy,
   positiveInt,
+  redactConfig,
 } from '../src';
 
 describe('loadConfig', () => {
@@ -80,5 +81,33 @@ describe('shared variable helpers', () => {
     expect(schema.safeParse({ COUNT: '0' }).success).toBe(false);
     expect(schema.safeParse({ DELAY: '-1' }).success).toBe(false);
     expect(schema.safeParse({ DELAY: '1.5' }).success).toBe(false);
+  });
+});
+
+describe('redactConfig', () => {
+  it('hides secrets and cuts URLs to their host, keeping every other value as parsed', () => {
+    expect(
+      redactConfig({
+        PORT: 3001,
+        SIGNER_PRIVATE_KEY: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/records',
+        MAINNET_RPC_URL: 'https://eth-mainnet.example.com/v2/abcdef123456',
+        OFFCHAIN_URL: 'http://offchain-svc',
+        CORS_ORIGINS: ['https://app.example.com'],
+        S3_BUCKET: 'images',
+        REDIS_URL: undefined,
+      }),
+    ).toEqual({
+      PORT: 3001,
+      SIGNER_PRIVATE_KEY: '[redacted]',
+      S3_SECRET_ACCESS_KEY: '[redacted]',
+      DATABASE_URL: 'postgres://db.internal:5432/***',
+      MAINNET_RPC_URL: 'https://eth-mainnet.example.com/***',
+      OFFCHAIN_URL: 'http://offchain-svc',
+      CORS_ORIGINS: ['https://app.example.com'],
+      S3_BUCKET: 'images',
+      REDIS_URL: undefined,
+    });
   });
 });
