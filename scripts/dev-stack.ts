@@ -14,6 +14,7 @@ import {
   startService,
 } from '@nrp/server';
 import {
+  type AnvilNode,
   deployEns,
   type DevStackContext,
   type DevStackContribution,
@@ -33,7 +34,7 @@ import * as resolver from '../apps/resolver-svc/src/dev-stack';
 import * as resolverService from '../apps/resolver-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
 
-interface ServiceModule {
+export interface ServiceModule {
   key: keyof DevStackContext['services'];
   name: string;
   port: number;
@@ -51,7 +52,7 @@ function port(variable: string, fallback: number): number {
   return value;
 }
 
-const services: ServiceModule[] = [
+export const services: ServiceModule[] = [
   // The offchain service first: its hook deploys the resolver of offchain.eth that the others may resolve through.
   {
     key: 'offchain',
@@ -102,6 +103,61 @@ async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: 
   await ens.setReverseName(owner, 'demo.eth');
 }
 
+export interface DevChain {
+  ctx: DevStackContext;
+  /** What each service's hook added, in `services` order. */
+  contributions: Map<ServiceModule, DevStackContribution>;
+}
+
+/**
+ * ENS and the demo names on `anvil`, then every service's hook, for services that will listen at `urls`. Used by
+ * `npm start` and by the image smoke test (`scripts/images-smoke.ts`), so both run the same chain.
+ */
+export async function prepareDevChain(
+  anvil: AnvilNode,
+  urls: DevStackContext['services'],
+  dataDir: string,
+  host: string,
+): Promise<DevChain> {
+  const [owner] = anvil.accounts;
+  if (!owner) throw new Error('anvil started without accounts');
+  const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
+  try {
+    await seedDemoNames(ens, owner.address);
+    const contracts: Record<string, string> = { ...ens.addresses };
+    const ctx: DevStackContext = {
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      network: 'sepolia',
+      contracts,
+      accounts: anvil.accounts,
+      services: urls,
+      dataDir,
+      env: {
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        HOST: host,
+        SEPOLIA_RPC_URL: anvil.rpcUrl,
+        SEPOLIA_ENS_REGISTRY: ens.addresses.ensRegistry,
+        SEPOLIA_NAME_WRAPPER: ens.addresses.nameWrapper,
+        SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
+        SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
+        SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
+        // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
+        CCIP_READ_ALLOWED_ORIGINS: new URL(urls.offchain).origin,
+      },
+    };
+    const contributions = new Map<ServiceModule, DevStackContribution>();
+    for (const service of services) {
+      const contribution = await service.hook(ctx);
+      Object.assign(contracts, contribution.contracts);
+      contributions.set(service, contribution);
+    }
+    return { ctx, contributions };
+  } finally {
+    ens.destroy();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
@@ -121,54 +177,22 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop(0));
 
   try {
-    const [owner] = anvil.accounts;
-    if (!owner) throw new Error('anvil started without accounts');
-    const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
-    await seedDemoNames(ens, owner.address);
-    const contracts: Record<string, string> = { ...ens.addresses };
-    const ctx: DevStackContext = {
-      rpcUrl: anvil.rpcUrl,
-      chainId: anvil.chainId,
-      network: 'sepolia',
-      contracts,
-      accounts: anvil.accounts,
-      services: Object.fromEntries(
-        services.map((s) => [s.key, `http://${host}:${s.port}`]),
-      ) as DevStackContext['services'],
-      dataDir,
-      env: {
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-        HOST: host,
-        SEPOLIA_RPC_URL: anvil.rpcUrl,
-        SEPOLIA_ENS_REGISTRY: ens.addresses.ensRegistry,
-        SEPOLIA_NAME_WRAPPER: ens.addresses.nameWrapper,
-        SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
-        SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
-        SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
-        // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
-        CCIP_READ_ALLOWED_ORIGINS: `http://${host}:${services.find((s) => s.key === 'offchain')?.port ?? 3003}`,
-      },
-    };
-
-    const contributions = new Map<ServiceModule, DevStackContribution>();
-    for (const service of services) {
-      const contribution = await service.hook(ctx);
-      Object.assign(contracts, contribution.contracts);
-      contributions.set(service, contribution);
-    }
+    const urls = Object.fromEntries(
+      services.map((s) => [s.key, `http://${host}:${s.port}`]),
+    ) as DevStackContext['services'];
+    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, host);
     for (const service of services) {
       const env = { ...ctx.env, ...contributions.get(service)?.env, PORT: String(service.port) };
       const config = loadConfig(service.schema, env);
       running.push(await startService(service.name, config, service.factory, { handleSignals: false }));
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
-    ens.destroy();
 
     const all = [...contributions.values()];
     const stack = {
       services: ctx.services,
       chain: { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, network: 'sepolia' },
-      contracts,
+      contracts: ctx.contracts,
       names: { onchain: 'demo.eth', ...Object.assign({}, ...all.map((c) => c.names)) },
       offchainApiKey: all.find((c) => c.offchainApiKey)?.offchainApiKey ?? null,
       accounts: anvil.accounts,
@@ -192,4 +216,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+if (require.main === module) void main();
