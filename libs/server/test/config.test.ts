@@ -9,6 +9,8 @@ import {
   optionalString,
   parseTrustProxy,
   positiveInt,
+  hostList,
+  originList,
   redactConfig,
 } from '../src';
 
@@ -110,4 +112,29 @@ describe('redactConfig', () => {
       REDIS_URL: undefined,
     });
   });
+});
+
+describe('originList and hostList', () => {
+  it('take * or origins, and host[:port] entries', () => {
+    expect(originList.parse('https://app.example.com, http://localhost:3000')).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
+    expect(originList.parse('*')).toEqual(['*']);
+    expect(hostList.parse('app.example.com,localhost:3000')).toEqual(['app.example.com', 'localhost:3000']);
+  });
+
+  it.each(['https://app.example.com/', 'app.example.com', 'REQUIRED app origins', 'ftp://files.example.com'])(
+    'refuse the origin %j',
+    (value) => {
+      expect(originList.safeParse(value).success).toBe(false);
+    },
+  );
+
+  it.each(['https://app.example.com', 'REQUIRED sign-in domains', 'app.example.com/path'])(
+    'refuse the host %j',
+    (value) => {
+      expect(hostList.safeParse(value).success).toBe(false);
+    },
+  );
 });
