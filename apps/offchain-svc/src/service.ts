@@ -1,5 +1,6 @@
 import {
   createApp,
+  createServiceMetrics,
   redisFromConfig,
   type Logger,
   type ServiceFactory,
@@ -63,6 +64,7 @@ export const createService = async (
   const redis = redisFromConfig(config, logger, onShutdown);
   const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
 
+  const metrics = createServiceMetrics(SERVICE_NAME);
   const app = createApp({
     service: SERVICE_NAME,
     version,
@@ -74,6 +76,7 @@ export const createService = async (
         signerKey: config.GATEWAY_SIGNER_KEY,
         resolverAddress: config.GATEWAY_RESOLVER_ADDRESS,
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
+        onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
       }),
     ],
     problems: Object.values(offchainProblems),
@@ -81,6 +84,7 @@ export const createService = async (
     config,
     redis,
     jsonLimit: '1mb',
+    metrics,
   });
   return { app, version, onShutdown };
 };
