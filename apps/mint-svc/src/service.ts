@@ -1,11 +1,12 @@
 import { Interface, Wallet } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
+import { createProvider, networksFromEnv, observeRpcCalls, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   ConfigError,
   createApp,
+  createServiceMetrics,
   redisFromConfig,
   type Logger,
   type ServiceInstance,
@@ -108,6 +109,8 @@ export async function buildService(
   const onShutdown: Array<() => Promise<void>> = [];
   if (!options.db) onShutdown.push(() => database.close());
   const networks = networkContexts(config);
+  const metrics = createServiceMetrics(SERVICE_NAME);
+  for (const [name, net] of Object.entries(networks)) observeRpcCalls(net.provider, metrics.rpcCallsOf(name));
   onShutdown.push(async () => {
     for (const net of Object.values(networks)) net.provider.destroy();
   });
@@ -178,7 +181,7 @@ export async function buildService(
     logger,
     routes: [
       estimateRoute(ctx),
-      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE),
+      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
       ...listingRoutes(ctx),
       nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
       verifyMinterRoute(ctx),
@@ -187,6 +190,7 @@ export async function buildService(
     readiness,
     config,
     redis,
+    metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
   return { app, version, onShutdown, ctx };
