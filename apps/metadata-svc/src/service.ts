@@ -1,8 +1,16 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from '@nrp/chain';
+import { Gauge } from 'prom-client';
+import {
+  createProvider,
+  NETWORK_NAMES,
+  networksFromEnv,
+  observeRpcCalls,
+  type NetworkName,
+} from '@nrp/chain';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
+  createServiceMetrics,
   redisFromConfig,
   type Logger,
   type ServiceFactory,
@@ -20,6 +28,7 @@ import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
 import { startPeriodic } from './worker';
+import { countPending } from './data/images';
 import { version } from '../package.json';
 
 export const SERVICE_NAME = 'metadata-svc';
@@ -86,12 +95,14 @@ export async function createMetadataService(
         BLOB_DIR: config.BLOB_DIR,
       }),
     );
+  const metrics = createServiceMetrics(SERVICE_NAME);
   const networkConfigs = networksFromEnv(config);
   const networks = Object.fromEntries(
-    NETWORK_NAMES.map((name) => [
-      name,
-      { config: networkConfigs[name], provider: createProvider(networkConfigs[name]) },
-    ]),
+    NETWORK_NAMES.map((name) => {
+      const provider = createProvider(networkConfigs[name]);
+      observeRpcCalls(provider, metrics.rpcCallsOf(name));
+      return [name, { config: networkConfigs[name], provider }];
+    }),
   ) as unknown as Record<NetworkName, NetworkAccess>;
   onShutdown.push(async () => {
     for (const access of Object.values(networks)) access.provider.destroy();
@@ -110,6 +121,22 @@ export async function createMetadataService(
     now: overrides.now ?? (() => new Date()),
     onImageChange: (network, node) => invalidate(network, node),
   };
+  new Gauge({
+    name: 'pending_uploads',
+    help: 'Avatar and header uploads pending their on-chain record, by state (waiting, expired: not discarded yet).',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      try {
+        const counts = await countPending(context.db, context.now());
+        this.set({ state: 'waiting' }, counts.waiting);
+        this.set({ state: 'expired' }, counts.expired);
+      } catch (err) {
+        // /metrics still answers; /ready reports the database.
+        logger.warn({ err }, 'pending uploads could not be counted');
+      }
+    },
+  });
   const token = tokenRoutes(context);
   invalidate = (network, node) => token.caches.invalidate(network, node);
 
@@ -134,6 +161,7 @@ export async function createMetadataService(
     readiness,
     config,
     redis,
+    metrics,
   });
 
   const pendingWorker = startPeriodic(
