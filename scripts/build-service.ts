@@ -59,7 +59,7 @@ function locate(packages: Lockfile['packages'], from: string, dependency: string
  * The root lockfile cut down to `roots` and what they need. An entry reached only through optional
  * dependencies (another platform's binary) stays optional; the root's dev flags do not apply here.
  */
-export function pruneLockfile(lock: Lockfile, roots: string[]): Lockfile['packages'] {
+function pruneLockfile(lock: Lockfile, roots: string[]): Lockfile['packages'] {
   const required = new Set<string>();
   const reached = new Set<string>();
   const walk = (start: string[], withOptional: boolean, into: Set<string>) => {

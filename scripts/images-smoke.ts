@@ -37,6 +37,7 @@ interface Row {
   request: string;
   sigterm: string;
   missingVariable: string;
+  metrics: string;
 }
 
 async function docker(...args: string[]): Promise<string> {
@@ -114,6 +115,27 @@ async function realRequest(key: Key, url: string, minter: string): Promise<strin
   }
 }
 
+const DOMAIN_SAMPLES = [
+  'rpc_call_duration_seconds_count',
+  'cache_lookups_total',
+  'ccip_gateway_answers_total',
+  'pending_uploads',
+  'mint_signatures_total',
+];
+
+/** The domain metrics a container has observed so far, each summed over its labels. */
+async function domainMetrics(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const totals = DOMAIN_SAMPLES.map((name) => {
+    const values = text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`))
+      .map((line) => Number(line.split(' ').pop()));
+    return values.length > 0 ? `${name} ${values.reduce((a, b) => a + b, 0)}` : undefined;
+  });
+  return totals.filter(Boolean).join(', ') || 'none observed';
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'nrp-images-'));
   const anvil = await startAnvil({});
@@ -147,6 +169,7 @@ async function main(): Promise<void> {
         request: '',
         sigterm: '',
         missingVariable: '',
+        metrics: '',
       };
       rows.push(row);
       // Bad input: the image alone, without variables, in production mode (the image's NODE_ENV). resolver-svc
@@ -229,6 +252,7 @@ async function main(): Promise<void> {
       const row = rows[i] as Row;
       try {
         row.request = await realRequest(service.key, urls[service.key], minter);
+        row.metrics = await domainMetrics(urls[service.key]);
       } catch (err) {
         row.request = `FAILED: ${err instanceof Error ? err.message : String(err)}`;
         failed = true;
@@ -258,8 +282,9 @@ async function main(): Promise<void> {
     console.log(
       [
         `${row.service}: ${row.addedMb} MB above base, ${row.user}`,
-        `  /ready          ${row.ready}`,
+        `  /ready         ${row.ready}`,
         `  request        ${row.request}`,
+        `  metrics        ${row.metrics}`,
         `  SIGTERM        ${row.sigterm}`,
         `  no variables   ${row.missingVariable}`,
       ].join('\n'),

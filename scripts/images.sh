@@ -12,10 +12,15 @@ services=(metadata-svc mint-svc offchain-svc resolver-svc)
 docker info >/dev/null 2>&1 || { echo "no Docker engine answers: start one first" >&2; exit 1; }
 docker image inspect node:24-bookworm-slim >/dev/null 2>&1 || { echo "node:24-bookworm-slim is missing: pull it first" >&2; exit 1; }
 
+build_log=$(mktemp)
+trap 'rm -f "$build_log"' EXIT
 for service in "${services[@]}"; do
   echo "building nrp/$service:$tag"
-  # The legacy builder: this engine has no buildx. Every target shares the workspace stage's cache.
-  DOCKER_BUILDKIT=0 docker build --quiet --network host -f docker/Dockerfile --target "$service" -t "nrp/$service:$tag" . >/dev/null
+  # The legacy builder (Debian's engine has no buildx); every target shares the workspace stage's cache.
+  if ! DOCKER_BUILDKIT=0 docker build --network host -f docker/Dockerfile --target "$service" -t "nrp/$service:$tag" . >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    exit 1
+  fi
 done
 
 node -r esbuild-register scripts/images-smoke.ts "$tag"
