@@ -5,6 +5,7 @@ const esmPackages = [
   '@electric-sql/pglite',
   '@ensdomains/address-encoder',
   '@ensdomains/content-hash',
+  '@ensdomains/ensjs',
   '@noble',
   '@scure',
   'multiformats',

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:resolver`: RPC round trips of resolver-svc counted at a loopback proxy in front of anvil, and
- * warm-profile throughput against a bare Express route in the same process and run. Prints one table.
+ * `npm run bench:resolver`: RPC round trips of resolver-svc counted at a loopback proxy in front of anvil and
+ * CCIP-Read gateway requests counted at the test gateway, per cold profile and reverse profile, and warm-profile
+ * throughput against a bare Express route in the same process and run. Prints one table.
  * Bounded: fixed request counts, loopback only. BENCH_REQUESTS / BENCH_CONCURRENCY override the load.
  */
 import { Agent, request as httpRequest, type Server } from 'node:http';
@@ -101,34 +102,46 @@ async function main(): Promise<void> {
   const resolver = await listen(svc.app);
   const agent = new Agent({ keepAlive: true });
   const rows: Array<{ measure: string; value: string; target: string }> = [];
+  /** One cold request: RPC round trips counted at the proxy, gateway requests at the test gateway. */
   const roundTrips = async (measure: string, path: string, target: string): Promise<string> => {
     fx.proxy.reset();
+    const gatewayBefore = fx.gateway.requestCount();
     const started = process.hrtime.bigint();
     const res = await get(agent, resolver.url + path);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body}`);
-    rows.push({ measure, value: `${fx.proxy.requests()} (${ms.toFixed(1)} ms)`, target });
+    const gateway = fx.gateway.requestCount() - gatewayBefore;
+    rows.push({
+      measure,
+      value: `${fx.proxy.requests()} RPC + ${gateway} gateway (${ms.toFixed(1)} ms)`,
+      target,
+    });
     return res.body;
   };
 
   try {
     const profile = '/ens/v2/profile/alice.eth?contenthash=true';
-    await roundTrips('RPC round trips: cold profile (public resolver)', profile, '<= 2');
-    const warmBody = await roundTrips('RPC round trips: warm profile', profile, '0');
-    const gatewayBefore = fx.gateway.requestCount();
+    await roundTrips('cold profile: on-chain name (public resolver)', profile, '1 + 0');
+    const warmBody = await roundTrips('warm profile', profile, '0 + 0');
+    await roundTrips('cold profile: wrapped name', '/ens/v2/profile/wrapped.eth?contenthash=true', '1 + 0');
     await roundTrips(
-      'RPC round trips: cold profile (wildcard + CCIP-Read)',
-      '/ens/v2/profile/bob.offchain.eth',
-      '<= 2',
+      'cold profile: offchain subname (wildcard, CCIP-Read, ENSIP-22)',
+      '/ens/v2/profile/bob.offchain.eth?contenthash=true',
+      '1 + 1',
     );
-    rows.push({
-      measure: '  gateway requests for it',
-      value: String(fx.gateway.requestCount() - gatewayBefore),
-      target: '1',
-    });
     await roundTrips(
-      'RPC round trips: reverse profile, noCache (reverse + forward)',
+      'cold reverse profile, coin type 60 (reverse + forward)',
       `/ens/v2/reverse/${fx.accounts.alice}/profile?noCache=true`,
+      '-',
+    );
+    await roundTrips(
+      'cold reverse profile, Base (ENSIP-19, coin type 0x80002105)',
+      `/ens/v2/reverse/${fx.accounts.alice}/profile?chain=base&noCache=true`,
+      '-',
+    );
+    await roundTrips(
+      'cold reverse profile, offchain primary name (CCIP-Read forward check)',
+      `/ens/v2/reverse/${fx.accounts.bob}/profile?noCache=true`,
       '-',
     );
 
@@ -140,17 +153,13 @@ async function main(): Promise<void> {
     );
     if (concurrent.some((r) => r.status !== 200)) throw new Error('a concurrent cold request failed');
     rows.push({
-      measure: 'RPC round trips: 100 concurrent identical cold profiles',
+      measure: '100 concurrent identical cold profiles: RPC round trips',
       value: String(fx.proxy.requests()),
       target: '1',
     });
 
     const names = Array.from({ length: 20 }, (_, i) => `bulk${i}.eth`).join(',');
-    await roundTrips(
-      'RPC round trips: cold bulk profile of 20 names',
-      `/ens/v2/profile/bulk?names=${names}`,
-      '-',
-    );
+    await roundTrips('cold bulk profile of 20 names', `/ens/v2/profile/bulk?names=${names}`, '-');
 
     // Throughput: warm profile vs a bare Express route answering the same JSON body.
     const bodyJson: unknown = JSON.parse(warmBody);

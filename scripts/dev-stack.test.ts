@@ -7,8 +7,20 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Contract, JsonRpcProvider, namehash } from 'ethers';
-import { freePort } from '@nrp/testkit';
+import { getExpiry, getName, getOwner, getRecords, getWrapperData } from '@ensdomains/ensjs/public';
+import { Contract, EnsPlugin, JsonRpcProvider, Network, namehash } from 'ethers';
+import {
+  createPublicClient,
+  defineChain,
+  http,
+  zeroAddress,
+  type Address,
+  type Chain,
+  type PublicClient,
+} from 'viem';
+import { getEnsAddress, getEnsAvatar, getEnsName, getEnsResolver, getEnsText } from 'viem/actions';
+import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
+import { BASE_COIN_TYPE, freePort } from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '..');
 
@@ -223,6 +235,167 @@ describe('npm start (the dev stack)', () => {
       }
     }
   }, 120_000);
+
+  /**
+   * The clients frontends use, unchanged, against `npm start`'s chain: what they read must be what resolver-svc
+   * (and the metadata service's token metadata) answers, for an on-chain, a wrapped, an offchain and an unknown
+   * name, and for primary names by coin type.
+   */
+  describe('viem, ensjs and ethers agree with our services', () => {
+    const NAMES = ['demo.eth', 'wrapped.eth', 'alice.offchain.eth', 'nobody-here.eth'];
+    const TEXT_KEYS = ['avatar', 'description', 'name', 'url', 'com.github'];
+    let viem: PublicClient;
+    let viemChain: Chain;
+    let ethers: JsonRpcProvider;
+    const resolverGet = async (pathAndQuery: string): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${stack.services.resolver}${pathAndQuery}`);
+      expect(res.status).toBe(200);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const profileOf = async (name: string) =>
+      (await resolverGet(
+        `/ens/v2/profile/${name}?texts=${TEXT_KEYS.join(',')}&addresses=eth,base,btc&noCache=true`,
+      )) as {
+        texts: Array<{ key: string; value: string }>;
+        addresses: Array<{ chain: string; value: string }>;
+        resolver?: string;
+      };
+    // resolver-svc lists every requested record, "" when unset; the clients answer null or leave it out.
+    const textOf = (p: Awaited<ReturnType<typeof profileOf>>, key: string) =>
+      p.texts.find((t) => t.key === key)?.value || null;
+    const addressOf = (p: Awaited<ReturnType<typeof profileOf>>, chain: string) =>
+      p.addresses.find((a) => a.chain === chain)?.value || null;
+    const setRecords = <T extends { value: string }>(records: T[], key: (r: T) => string) =>
+      Object.fromEntries(records.filter((r) => r.value !== '').map((r) => [key(r), r.value]));
+
+    beforeAll(() => {
+      viemChain = defineChain({
+        id: stack.chain.chainId,
+        name: 'npm start',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [stack.chain.rpcUrl] } },
+        contracts: {
+          ensUniversalResolver: { address: stack.contracts.universalResolver as Address },
+          multicall3: { address: stack.contracts.multicall3 as Address },
+        },
+      });
+      viem = createPublicClient({ chain: viemChain, transport: http(stack.chain.rpcUrl) });
+      const network = new Network('npm-start', stack.chain.chainId);
+      network.attachPlugin(new EnsPlugin(stack.contracts.ensRegistry, stack.chain.chainId));
+      ethers = new JsonRpcProvider(stack.chain.rpcUrl, network, { staticNetwork: network });
+    });
+
+    afterAll(() => ethers?.destroy());
+
+    it.each(NAMES)('%s: addresses, texts, avatar and resolver (viem)', async (name) => {
+      const profile = await profileOf(name);
+      expect(await getEnsAddress(viem, { name })).toBe(addressOf(profile, 'eth'));
+      // viem answers other coin types as raw lowercase hex
+      expect(
+        (await getEnsAddress(viem, { name, coinType: BigInt(BASE_COIN_TYPE) }))?.toLowerCase() ?? null,
+      ).toBe(addressOf(profile, 'base')?.toLowerCase() ?? null);
+      for (const key of TEXT_KEYS) expect(await getEnsText(viem, { name, key })).toBe(textOf(profile, key));
+      // ENSIP-12: a data: URI or an https/http image URL is the avatar itself (viem checks the URL serves an image)
+      expect(await getEnsAvatar(viem, { name })).toBe(textOf(profile, 'avatar'));
+      const resolver = await getEnsResolver(viem, { name });
+      expect(resolver === zeroAddress ? undefined : resolver).toBe(profile.resolver);
+    });
+
+    it.each(NAMES)('%s: records (ensjs getRecords)', async (name) => {
+      const profile = await profileOf(name);
+      const records = await getRecords(ensjs(), { name, texts: TEXT_KEYS, coins: ['eth', 'base', 'btc'] });
+      expect(setRecords(records.texts, (t) => t.key)).toEqual(setRecords(profile.texts, (t) => t.key));
+      expect(setRecords(records.coins, (c) => c.name)).toEqual(setRecords(profile.addresses, (a) => a.chain));
+      expect(records.resolverAddress === zeroAddress ? undefined : records.resolverAddress).toBe(
+        profile.resolver,
+      );
+    });
+
+    it.each(NAMES)('%s: address, text and resolver (ethers)', async (name) => {
+      const profile = await profileOf(name);
+      expect(await ethers.resolveName(name)).toBe(addressOf(profile, 'eth'));
+      const resolver = await ethers.getResolver(name);
+      expect(resolver?.address).toBe(profile.resolver);
+      if (resolver)
+        expect((await resolver.getText('description')) || null).toBe(textOf(profile, 'description'));
+    });
+
+    it('primary names by coin type: Ethereum, Base (ENSIP-19 default fallback) and none', async () => {
+      const [owner] = stack.accounts;
+      const last = stack.accounts[stack.accounts.length - 1];
+      const reverse = async (address: string, query = '') =>
+        (await resolverGet(`/ens/v2/reverse/${address}/profile?noCache=true${query}`)).name as string | null;
+      for (const [address, coinType, query] of [
+        [owner?.address ?? '', undefined, ''],
+        [owner?.address ?? '', BASE_COIN_TYPE, '&chain=base'],
+        [owner?.address ?? '', DEFAULT_EVM_COIN_TYPE, `&coinType=${DEFAULT_EVM_COIN_TYPE}`],
+        [last?.address ?? '', undefined, ''],
+        [last?.address ?? '', BASE_COIN_TYPE, '&chain=base'],
+      ] as const) {
+        const expected = await reverse(address, query);
+        const viaViem = await getEnsName(viem, {
+          address: address as Address,
+          ...(coinType === undefined ? {} : { coinType: BigInt(coinType) }),
+        });
+        expect(viaViem).toBe(expected);
+        const viaEnsjs = await getName(ensjs(), {
+          address: address as Address,
+          ...(coinType === undefined ? {} : { coinType }),
+        });
+        expect(viaEnsjs?.name ?? null).toBe(expected);
+        if (coinType === undefined) expect(await ethers.lookupAddress(address)).toBe(expected);
+      }
+      expect(await reverse(owner?.address ?? '')).toBe('demo.eth');
+      expect(await reverse(owner?.address ?? '', '&chain=base')).toBe('demo.eth');
+      expect(await reverse(last?.address ?? '')).toBeNull();
+    });
+
+    it('owner, expiry and wrapper data (ensjs, through Multicall3) agree with the chain and token metadata', async () => {
+      const [owner] = stack.accounts;
+      const demo = await getOwner(ensjs(), { name: 'demo.eth' });
+      expect(demo?.owner).toBe(owner?.address);
+      expect(demo?.ownershipLevel).toBe('registrar');
+      const wrapped = await getOwner(ensjs(), { name: 'wrapped.eth' });
+      expect(wrapped?.owner).toBe(owner?.address);
+      expect(wrapped?.ownershipLevel).toBe('nameWrapper');
+      const expiry = await getExpiry(ensjs(), { name: 'demo.eth' });
+      expect(expiry?.status).toBe('active');
+      expect(Number(expiry?.expiry.value)).toBeGreaterThan(Date.now() / 1000 + 300 * 24 * 3600);
+      const data = await getWrapperData(ensjs(), { name: 'wrapped.eth' });
+      expect(data?.owner).toBe(owner?.address);
+      const tokenId = BigInt(namehash('wrapped.eth')).toString();
+      const res = await fetch(
+        `${stack.services.metadata}/metadata/network/${stack.chain.chainId}/token/${tokenId}`,
+      );
+      expect(res.status).toBe(200);
+      const metadata = (await res.json()) as { attributes: Array<{ trait_type: string; value: unknown }> };
+      const fuses = metadata.attributes.find((a) => a.trait_type === 'Namewrapper Fuse States')?.value as {
+        child: Record<string, boolean>;
+        parent: Record<string, boolean>;
+      };
+      expect(fuses.child.CANNOT_UNWRAP).toBe(data?.fuses.child.CANNOT_UNWRAP);
+      expect(fuses.parent.PARENT_CANNOT_CONTROL).toBe(data?.fuses.parent.PARENT_CANNOT_CONTROL);
+    });
+
+    function ensjs() {
+      const c = stack.contracts;
+      const chain = {
+        ...viemChain,
+        contracts: {
+          ensRegistry: { address: c.ensRegistry as Address },
+          ensUniversalResolver: { address: c.universalResolver as Address },
+          multicall3: { address: c.multicall3 as Address },
+          ensBaseRegistrarImplementation: { address: c.baseRegistrar as Address },
+          ensNameWrapper: { address: c.nameWrapper as Address },
+          ensPublicResolver: { address: c.publicResolver as Address },
+          ensReverseRegistrar: { address: c.reverseRegistrar as Address },
+        },
+      };
+      return createPublicClient({ chain, transport: http(stack.chain.rpcUrl) }) as unknown as Parameters<
+        typeof getOwner
+      >[0];
+    }
+  });
 
   it('Ctrl-C stops the services and anvil', async () => {
     child.kill('SIGINT');

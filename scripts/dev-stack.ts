@@ -13,8 +13,10 @@ import {
   type ServiceFactory,
   startService,
 } from '@nrp/server';
+import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
 import {
   type AnvilNode,
+  BASE_COIN_TYPE,
   deployEns,
   type DevStackContext,
   type DevStackContribution,
@@ -88,8 +90,20 @@ export const services: ServiceModule[] = [
   },
 ];
 
+/** A 1×1 SVG: the demo avatar record is an ENSIP-12 `data:` URI, shown as is by every client. */
+const DEMO_AVATAR =
+  'data:image/svg+xml;base64,' +
+  Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1" fill="#5298ff"/></svg>',
+  ).toString('base64');
+
+/**
+ * demo.eth: records, and the primary name of account 0 on Ethereum (`addr.reverse`) and, through the ENSIP-19
+ * default EVM name, on every EVM chain (Base included: its own registrar falls back to the default one).
+ */
 async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: string): Promise<void> {
   await ens.registerEthName('demo', owner);
+  await ens.setText('demo.eth', 'avatar', DEMO_AVATAR);
   await ens.setText('demo.eth', 'description', 'The demo name of the Name Records Platform');
   await ens.setText('demo.eth', 'url', 'https://example.com');
   await ens.setText('demo.eth', 'com.twitter', 'ensdomains');
@@ -100,7 +114,10 @@ async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: 
     'demo.eth',
     '0xe3010170122029f2d17be6139079dc48696d1f582a8530eb9805b561eda517e22a892c7e3f1f',
   );
+  await ens.setAddrForCoin('demo.eth', DEFAULT_EVM_COIN_TYPE, owner);
+  await ens.setAddrForCoin('demo.eth', BASE_COIN_TYPE, owner);
   await ens.setReverseName(owner, 'demo.eth');
+  await ens.setReverseName(owner, 'demo.eth', DEFAULT_EVM_COIN_TYPE);
 }
 
 export interface DevChain {

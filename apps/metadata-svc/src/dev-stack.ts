@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
-import { dnsEncode, labelhash, namehash } from '@nrp/ens';
+import { labelhash, namehash } from '@nrp/ens';
 import type { DevStackHook } from '@nrp/testkit';
 import { stableImageUrl } from './images';
 
@@ -33,17 +33,17 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     const c = ctx.contracts;
     const registrar = new Contract(
       c.baseRegistrar ?? '',
-      ['function register(uint256 id, address owner, uint256 duration) returns (uint256)'],
-      signer,
-    );
-    const registry = new Contract(
-      c.ensRegistry ?? '',
-      ['function setApprovalForAll(address operator, bool approved)'],
+      [
+        'function register(uint256 id, address owner, uint256 duration) returns (uint256)',
+        'function setApprovalForAll(address operator, bool approved)',
+      ],
       signer,
     );
     const wrapper = new Contract(
       c.nameWrapper ?? '',
-      ['function wrap(bytes name, address wrappedOwner, address resolver) returns (bytes32)'],
+      [
+        'function wrapETH2LD(string label, address wrappedOwner, uint16 ownerControlledFuses, address resolver) returns (uint64)',
+      ],
       signer,
     );
     const resolver = new Contract(
@@ -53,8 +53,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     );
     const label = DEV_WRAPPED_NAME.split('.')[0] ?? '';
     await send(registrar, 'register', [BigInt(labelhash(label)), owner.address, ONE_YEAR]);
-    await send(registry, 'setApprovalForAll', [c.nameWrapper, true]);
-    await send(wrapper, 'wrap', [dnsEncode(DEV_WRAPPED_NAME), owner.address, c.publicResolver]);
+    await send(registrar, 'setApprovalForAll', [c.nameWrapper, true]);
+    await send(wrapper, 'wrapETH2LD', [label, owner.address, 0, c.publicResolver]);
     for (const kind of ['avatar', 'header'] as const) {
       await send(resolver, 'setText', [
         namehash(DEV_WRAPPED_NAME),

@@ -13,9 +13,13 @@ export async function readTextRecord(
   name: string,
   key: string,
 ): Promise<string | null> {
-  const { results } = await universalResolve(network.provider, network.config.ens.universalResolver, name, [
-    encodeTextCall(name, key),
-  ]);
+  const { results } = await universalResolve(
+    network.provider,
+    network.config.ens.universalResolver,
+    name,
+    [encodeTextCall(name, key)],
+    network.config.batchGatewayUrls,
+  );
   return decodeTextResult(results[0] ?? null);
 }
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, optional } from '@nrp/server';
-import { ethAddress } from '@nrp/validation';
+import { baseConfigSchema, optional, positiveInt } from '@nrp/server';
 
 const nameList = z.string().transform((value, ctx) => {
   const names: string[] = [];
@@ -26,14 +25,14 @@ export const configSchema = baseConfigSchema(3003)
     GATEWAY_SIGNER_KEY: optional(
       z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'),
     ),
-    /**
-     * The OffchainResolver the answers are signed for. Default: the request's `sender`, which is the resolver when a
-     * client calls it directly; set it when clients resolve through a universal resolver that re-emits the lookup
-     * with itself as `sender`.
-     */
-    GATEWAY_RESOLVER_ADDRESS: optional(ethAddress),
     /** Validity of a signed gateway answer, in seconds. */
     GATEWAY_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(300),
+    /**
+     * One ceiling for every client of the CCIP-Read gateway, per minute (shared by replicas through Redis): its
+     * callers are batch gateways that carry every user's lookups from a few addresses, so a per-IP limit would
+     * refuse them. It replaces the per-IP RATE_LIMIT_PER_MINUTE on the gateway routes.
+     */
+    GATEWAY_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     /** SHA-256 (hex) of an API key to install at start-up (e.g. from a secret), valid for BOOTSTRAP_API_KEY_PARENTS. */
     BOOTSTRAP_API_KEY_HASH: optional(
       z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (SHA-256)'),

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { generateApiKey, hashApiKey } from '@nrp/auth';
+import { deployContract, signedOffchainResolverArtifact } from '@nrp/contracts';
 import { createOffchainClient, type CreateSubnameInput } from '@nrp/client';
 import { labelhash, namehash } from '@nrp/ens';
-import { ensNpmArtifacts, type DevStackHook } from '@nrp/testkit';
+import { ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
 import { API_KEY_PREFIX } from './api-keys';
 
 export const DEV_PARENT = 'offchain.eth';
@@ -39,15 +40,20 @@ function loadOrCreateSecrets(dir: string): DevSecrets {
   return secrets;
 }
 
-async function send(contract: Contract, fn: string, args: unknown[]): Promise<void> {
+async function send(
+  provider: JsonRpcProvider,
+  contract: Contract,
+  fn: string,
+  args: unknown[],
+): Promise<void> {
   const tx = await contract.getFunction(fn).send(...args);
-  const receipt = await tx.wait();
-  if (!receipt || receipt.status !== 1) throw new Error(`dev stack: ${fn} failed`);
+  const receipt = await waitForReceipt(provider, tx.hash);
+  if (receipt.status !== 1) throw new Error(`dev stack: ${fn} failed`);
 }
 
 /**
- * `npm start` for the offchain service: ENS's OffchainResolver (signer: the dev gateway key, URL: this service's
- * gateway) as the resolver of offchain.eth (registered to anvil account 0), an API key valid for offchain.eth and
+ * `npm start` for the offchain service: our SignedOffchainResolver (signer: the dev gateway key, URL: this service's
+ * gateway; ENSIP-22, so a profile is one gateway request) as the resolver of offchain.eth (registered to anvil account 0), an API key valid for offchain.eth and
  * demo.eth (installed through BOOTSTRAP_API_KEY_HASH), and demo subnames created through the API.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
@@ -66,21 +72,20 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
   let offchainResolver: string;
   try {
     const deployer = new NonceManager(new Wallet(owner.privateKey, provider));
-    const artifact = ensNpmArtifacts.offchainResolver;
     const gatewayUrl = `${ctx.services.offchain}/api/v1/gateway/{sender}/{data}.json`;
-    const deployed = await new ContractFactory(artifact.abi, artifact.bytecode, deployer).deploy(gatewayUrl, [
-      signer.address,
+    const deployed = await deployContract(deployer, signedOffchainResolverArtifact, [
+      gatewayUrl,
+      [signer.address],
     ]);
-    await deployed.waitForDeployment();
     offchainResolver = await deployed.getAddress();
     const registrar = new Contract(baseRegistrar, ensNpmArtifacts.baseRegistrar.abi, deployer);
     const tokenId = BigInt(labelhash('offchain'));
     // Idempotent on a chain that already has it (the stack normally starts a fresh chain).
     if (await registrar.getFunction('available').staticCall(tokenId)) {
-      await send(registrar, 'register', [tokenId, owner.address, ONE_YEAR]);
+      await send(provider, registrar, 'register', [tokenId, owner.address, ONE_YEAR]);
     }
     const ens = new Contract(registry, ensNpmArtifacts.ensRegistry.abi, deployer);
-    await send(ens, 'setResolver', [namehash(DEV_PARENT), offchainResolver]);
+    await send(provider, ens, 'setResolver', [namehash(DEV_PARENT), offchainResolver]);
   } finally {
     provider.destroy();
   }
@@ -89,7 +94,6 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     env: {
       PGLITE_DATA_DIR: path.join(dir, 'pglite'),
       GATEWAY_SIGNER_KEY: secrets.gatewaySignerKey,
-      GATEWAY_RESOLVER_ADDRESS: offchainResolver,
       BOOTSTRAP_API_KEY_HASH: hashApiKey(secrets.apiKey),
       BOOTSTRAP_API_KEY_PARENTS: `${DEV_PARENT},demo.eth`,
     },

@@ -74,8 +74,8 @@ export const createService = async (
       ...subnameRoutes(db),
       ...gatewayRoutes(db, {
         signerKey: config.GATEWAY_SIGNER_KEY,
-        resolverAddress: config.GATEWAY_RESOLVER_ADDRESS,
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
+        rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
         onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
       }),
     ],

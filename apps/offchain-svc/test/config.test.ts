@@ -4,7 +4,12 @@ import { configSchema } from '../src/config';
 describe('offchain-svc configuration', () => {
   it('defaults: PGlite in memory, no gateway key, 300 s answers', () => {
     const config = loadConfig(configSchema, {});
-    expect(config).toMatchObject({ PORT: 3003, GATEWAY_TTL_SECONDS: 300, DATABASE_POOL_MAX: 10 });
+    expect(config).toMatchObject({
+      PORT: 3003,
+      GATEWAY_TTL_SECONDS: 300,
+      GATEWAY_RATE_LIMIT_PER_MINUTE: 60_000,
+      DATABASE_POOL_MAX: 10,
+    });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.GATEWAY_SIGNER_KEY).toBeUndefined();
   });
@@ -15,17 +20,15 @@ describe('offchain-svc configuration', () => {
       GATEWAY_SIGNER_KEY: '',
       BOOTSTRAP_API_KEY_HASH: 'AB'.repeat(32),
       BOOTSTRAP_API_KEY_PARENTS: ' Offchain.ETH, demo.eth ,',
-      GATEWAY_RESOLVER_ADDRESS: '0xc6e7df5e7b4f2a278906862b61205850344d4e7d',
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.BOOTSTRAP_API_KEY_PARENTS).toEqual(['offchain.eth', 'demo.eth']);
-    expect(config.GATEWAY_RESOLVER_ADDRESS).toBe('0xc6e7DF5E7b4f2A278906862b61205850344D4e7d');
   });
 
   it.each([
     ['GATEWAY_SIGNER_KEY', '0x1234'],
     ['GATEWAY_TTL_SECONDS', '0'],
-    ['GATEWAY_RESOLVER_ADDRESS', 'nope'],
+    ['GATEWAY_RATE_LIMIT_PER_MINUTE', '0'],
     ['BOOTSTRAP_API_KEY_HASH', 'not-a-hash'],
     ['BOOTSTRAP_API_KEY_PARENTS', 'demo..eth'],
     ['DATABASE_SCHEMA', 'Bad-Schema'],

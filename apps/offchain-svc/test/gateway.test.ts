@@ -12,8 +12,14 @@ import {
   type Interface,
 } from 'ethers';
 import request from 'supertest';
-import { resolverInterface, signOffchainResolverResponse, universalResolverInterface } from '@nrp/chain';
-import { dnsEncode, encodeAddress, encodeContenthash, namehash } from '@nrp/ens';
+import {
+  LOCAL_BATCH_GATEWAY_URL,
+  createProvider,
+  resolverInterface,
+  signOffchainResolverResponse,
+  universalResolve,
+} from '@nrp/chain';
+import { dnsEncode, encodeAddress, encodeContenthash, namehash, type Hex } from '@nrp/ens';
 import { ensNpmArtifacts, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, BTC, startTestService, type TestService } from './helpers';
 
@@ -25,8 +31,8 @@ const coder = AbiCoder.defaultAbiCoder();
 function resolveCall(name: string, inner: string): string {
   return resolverInterface.encodeFunctionData('resolve', [dnsEncode(name), inner]);
 }
-function textCall(name: string, key: string): string {
-  return resolverInterface.encodeFunctionData('text', [namehash(name), key]);
+function textCall(name: string, key: string): Hex {
+  return resolverInterface.encodeFunctionData('text', [namehash(name), key]) as Hex;
 }
 function decodeResult(iface: Interface, fn: string, data: string) {
   return iface.decodeFunctionResult(fn, data);
@@ -40,23 +46,24 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
   let resolverAddress: string;
   let resolver: Contract;
   let apiKey: string;
+  let gatewayOrigin: string;
 
   beforeAll(async () => {
     chain = await startEnsChain();
-    // The gateway URL must exist before the resolver is deployed, and the service is configured with the resolver
-    // address: listen first, attach the app afterwards.
+    // The gateway URL must exist before the resolver is deployed: listen first, attach the app afterwards.
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    resolverAddress = await chain.ens.deployOffchainResolver(`${base}/api/v1/gateway/{sender}/{data}.json`, [
-      SIGNER.address,
-    ]);
+    gatewayOrigin = base;
+    resolverAddress = await chain.ens.deployEnsOffchainResolver(
+      `${base}/api/v1/gateway/{sender}/{data}.json`,
+      [SIGNER.address],
+    );
     await chain.ens.registerEthName('offchain', chain.accounts[0]?.address ?? '', {
       resolver: resolverAddress,
     });
     svc = await startTestService({
       GATEWAY_SIGNER_KEY: SIGNER.privateKey,
-      GATEWAY_RESOLVER_ADDRESS: resolverAddress,
       GATEWAY_TTL_SECONDS: '300',
     });
     server.on('request', svc.app);
@@ -162,18 +169,38 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
     expect(decodeResult(resolverInterface, 'text', results[5] ?? '')[0]).toBe('');
   });
 
-  it('resolves through a universal resolver that re-emits the lookup (signed for GATEWAY_RESOLVER_ADDRESS)', async () => {
+  it('resolves through the universal resolver, its lookups batched through the ENSIP-21 batch gateway', async () => {
     const name = 'alice.offchain.eth';
-    const data = universalResolverInterface.encodeFunctionData('resolve', [
-      dnsEncode(name),
-      textCall(name, 'avatar'),
-    ]);
-    const raw = await provider.call({ to: chain.contracts.universalResolver, data, enableCcipRead: true });
-    const [result, usedResolver] = universalResolverInterface.decodeFunctionResult('resolve', raw);
-    expect(usedResolver).toBe(resolverAddress);
-    expect(decodeResult(resolverInterface, 'text', result as string)[0]).toBe(
-      'https://example.com/alice.png',
-    );
+    const chainProvider = createProvider({
+      name: 'sepolia',
+      chainId: 11155111,
+      rpcUrl: chain.anvil.rpcUrl,
+      rpcTimeoutMs: 5000,
+      ens: {
+        ensRegistry: chain.contracts.ensRegistry,
+        nameWrapper: chain.contracts.nameWrapper,
+        publicResolver: chain.contracts.publicResolver,
+        reverseRegistrar: chain.contracts.reverseRegistrar,
+        universalResolver: chain.contracts.universalResolver,
+      },
+      ccipReadAllowedOrigins: [gatewayOrigin],
+      batchGatewayUrls: [LOCAL_BATCH_GATEWAY_URL],
+    });
+    try {
+      const { resolver: usedResolver, results } = await universalResolve(
+        chainProvider,
+        chain.contracts.universalResolver,
+        name,
+        [textCall(name, 'avatar'), textCall(name, 'com.github')],
+      );
+      expect(usedResolver).toBe(resolverAddress);
+      expect(results.map((r) => decodeResult(resolverInterface, 'text', r ?? '')[0])).toEqual([
+        'https://example.com/alice.png',
+        'alice-gh',
+      ]);
+    } finally {
+      chainProvider.destroy();
+    }
   });
 
   describe('answers checked by the contract', () => {
@@ -296,7 +323,7 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
       }
     });
 
-    it('signs for the sender when GATEWAY_RESOLVER_ADDRESS is not set', async () => {
+    it("signs for the request's sender", async () => {
       const other = await startTestService({ GATEWAY_SIGNER_KEY: SIGNER.privateKey });
       try {
         const name = 'nobody.offchain.eth';

@@ -78,9 +78,10 @@ function textValue(records: ResolvedRecords, key: string): string | null {
   return record?.exists ? record.value : null;
 }
 
-export function noReverseRecord(address: string): ReverseProfile {
+export function noReverseRecord(address: string, coinType: number): ReverseProfile {
   return {
     address,
+    coinType,
     hasReverseRecord: false,
     name: null,
     avatar: null,
@@ -128,6 +129,7 @@ export class Resolution {
             config.ens.universalResolver,
             name,
             recordCalls(name, selection),
+            config.batchGatewayUrls,
           ),
           this.timeoutMs(network),
           `resolving ${name} on ${network}`,
@@ -139,18 +141,32 @@ export class Resolution {
     return { value: hit.value, expiresAt: hit.expiresAt };
   }
 
-  /** The verified primary name of `address` (checksummed), or null; cached per network and address. */
-  async primaryName(network: NetworkName, address: string, fresh = false): Promise<Fresh<string | null>> {
-    const key = `v1:${network}:rev:${address.toLowerCase()}`;
+  /**
+   * The verified ENSIP-19 primary name of `address` (checksummed) for `coinType`, or null; cached per network,
+   * coin type and address.
+   */
+  async primaryName(
+    network: NetworkName,
+    address: string,
+    coinType: number,
+    fresh = false,
+  ): Promise<Fresh<string | null>> {
+    const key = `v2:${network}:rev:${coinType}:${address.toLowerCase()}`;
     const hit = await this.options.cache.get(
       key,
       this.options.reverseTtlMs,
       async () => {
         const config = this.options.networks[network];
         const answer = await withDeadline(
-          universalReverse(this.provider(network), config.ens.universalResolver, address),
+          universalReverse(
+            this.provider(network),
+            config.ens.universalResolver,
+            address,
+            coinType,
+            config.batchGatewayUrls,
+          ),
           this.timeoutMs(network),
-          `reverse resolving ${address} on ${network}`,
+          `reverse resolving ${address} (coin type ${coinType}) on ${network}`,
         );
         return normalisedOrNull(answer.name);
       },
@@ -166,11 +182,14 @@ export class Resolution {
   async reverseProfile(
     network: NetworkName,
     address: string,
+    coinType: number,
     selection: RecordSelection,
     fresh = false,
   ): Promise<Fresh<ReverseProfile>> {
-    const primary = await this.primaryName(network, address, fresh);
-    if (primary.value === null) return { value: noReverseRecord(address), expiresAt: primary.expiresAt };
+    const primary = await this.primaryName(network, address, coinType, fresh);
+    if (primary.value === null) {
+      return { value: noReverseRecord(address, coinType), expiresAt: primary.expiresAt };
+    }
     const name = primary.value;
     const full = withTexts(selection, Object.values(SUMMARY_TEXT_KEYS));
     const forward = await this.records(network, name, full, fresh);
@@ -179,6 +198,7 @@ export class Resolution {
     return {
       value: {
         address,
+        coinType,
         hasReverseRecord: true,
         name,
         avatar: textValue(records, SUMMARY_TEXT_KEYS.avatar),

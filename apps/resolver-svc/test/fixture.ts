@@ -1,6 +1,7 @@
 /**
- * One local chain for a test file (or the bench): ENS with names that cover every resolution path, ENS's real
- * OffchainResolver behind the test gateway (CCIP-Read, wildcard on its parent), and a counting RPC proxy.
+ * One local chain for a test file (or the bench): ENS with names that cover every resolution path, our
+ * SignedOffchainResolver behind the test gateway (CCIP-Read, wildcard on its parent, ENSIP-22), ENSIP-19 primary
+ * names on Base, and a counting RPC proxy.
  */
 import { Wallet } from 'ethers';
 import { chainByName, encodeAddress, encodeContenthash } from '@nrp/ens';
@@ -35,7 +36,7 @@ export interface ResolverFixture {
     alice: string;
     /** Reverse record says alice.eth, but alice.eth does not point back (unverified). */
     impostor: string;
-    /** No reverse record. */
+    /** No reverse record for coin type 60; its Base primary name is nobody.eth (ENSIP-19, verified). */
     nobody: string;
     /** Reverse record bob.offchain.eth, verified through CCIP-Read. */
     bob: string;
@@ -64,7 +65,18 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   await ens.setReverseName(alice, 'alice.eth');
   await ens.setReverseName(impostor, 'alice.eth');
 
+  await ens.registerEthName('wrapped', alice);
+  await ens.wrapName('wrapped.eth', alice);
+  await ens.setText('wrapped.eth', 'name', 'Wrapped');
+  await ens.setAddr('wrapped.eth', alice);
+
   await ens.registerEthName('noresolver', deployer, { resolver: null });
+  // a resolver contract without any record function: every call reverts with no data
+  await ens.registerEthName('bare', deployer, { resolver: await ens.deployErc1271Wallet(deployer) });
+  await ens.setReverseName(alice, 'alice.eth', BASE_COIN);
+  await ens.registerEthName('nobody', nobody);
+  await ens.setAddrForCoin('nobody.eth', BASE_COIN, nobody);
+  await ens.setReverseName(nobody, 'nobody.eth', BASE_COIN);
 
   const gateway = await startTestGateway({
     signerKey: Wallet.createRandom().privateKey,
@@ -78,7 +90,6 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
     },
   });
   const offchainResolver = await ens.deployOffchainResolver(gateway.url, [gateway.signerAddress]);
-  gateway.setResolverAddress(offchainResolver);
   await ens.registerEthName('offchain', deployer, { resolver: offchainResolver });
   await ens.setReverseName(bob, 'bob.offchain.eth');
 

@@ -209,6 +209,20 @@ describe('GET /ens/v2/addresses/{name}', () => {
   });
 });
 
+describe('a resolver without the record functions', () => {
+  it.each([
+    '/ens/v2/addresses/bare.eth?chains=btc',
+    '/ens/v2/texts/bare.eth?keys=description',
+    '/ens/v2/addresses/bare.eth?chains=eth,btc',
+    '/ens/v2/profile/bare.eth?texts=description&addresses=eth',
+  ])('%s: the records are unset, not an upstream failure (ResolverError(0x))', async (path) => {
+    const res = await request(svc.app).get(`${path}&noCache=true`).expect(200);
+    const records = [...(res.body.texts ?? []), ...(res.body.addresses ?? [])] as Array<{ exists: boolean }>;
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => !r.exists)).toBe(true);
+  });
+});
+
 describe('GET /ens/v2/texts/{name}', () => {
   it('answers the selected keys', async () => {
     const res = await request(svc.app).get('/ens/v2/texts/alice.eth?keys=description,email').expect(200);
@@ -277,6 +291,7 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
     const res = await request(svc.app).get(`/ens/v2/reverse/${fx.accounts.impostor}/profile`).expect(200);
     expect(res.body).toEqual({
       address: fx.accounts.impostor,
+      coinType: 60,
       hasReverseRecord: false,
       name: null,
       avatar: null,
@@ -296,6 +311,40 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
     const res = await request(svc.app).get(`/ens/v2/reverse/${fx.accounts.bob}/profile`).expect(200);
     expect(res.body).toMatchObject({ hasReverseRecord: true, name: 'bob.offchain.eth', displayName: 'Bob' });
     expect(res.body.profile.resolver).toBe(getAddress(fx.offchainResolver));
+  });
+
+  it('ENSIP-19: the primary name of a coin type, by coinType or by chain name', async () => {
+    const { alice, nobody } = fx.accounts;
+    for (const query of [`chain=base`, `coinType=${BASE_COIN}`]) {
+      const res = await request(svc.app).get(`/ens/v2/reverse/${alice}/profile?${query}`).expect(200);
+      expect(res.body).toMatchObject({ coinType: BASE_COIN, hasReverseRecord: true, name: 'alice.eth' });
+    }
+    const eth = await request(svc.app).get(`/ens/v2/reverse/${alice}/profile?coinType=60`).expect(200);
+    expect(eth.body).toMatchObject({ coinType: 60, name: 'alice.eth' });
+    // nobody has a Base primary name only; asking for Ethereum first must not hide it (coin type in the cache key)
+    const none = await request(svc.app).get(`/ens/v2/reverse/${nobody}/profile`).expect(200);
+    expect(none.body).toMatchObject({ coinType: 60, hasReverseRecord: false, name: null });
+    const base = await request(svc.app).get(`/ens/v2/reverse/${nobody}/profile?chain=base`).expect(200);
+    expect(base.body).toMatchObject({ coinType: BASE_COIN, hasReverseRecord: true, name: 'nobody.eth' });
+    // the forward check reads the address of that coin type: alice.eth has no Optimism address
+    const op = await request(svc.app).get(`/ens/v2/reverse/${alice}/profile?chain=op`).expect(200);
+    expect(op.body).toMatchObject({ coinType: chainByName('op')?.coinType, hasReverseRecord: false });
+  });
+
+  it.each([
+    ['coinType=60&chain=base', 'query.chain'],
+    ['coinType=abc', 'query.coinType'],
+    ['coinType=-1', 'query.coinType'],
+    ['coinType=4294967296', 'query.coinType'],
+    ['coinType=1e3', 'query.coinType'],
+    ['chain=moon', 'query.chain'],
+  ])('rejects %s with 400 problem+json', async (query, path) => {
+    const res = await request(svc.app)
+      .get(`/ens/v2/reverse/${fx.accounts.alice}/profile?${query}`)
+      .expect(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
   });
 
   it.each([
@@ -370,6 +419,21 @@ describe('bulk endpoints', () => {
       code: 'INVALID_INPUT',
       detail: expect.stringMatching(/^query\.addresses\.2: /),
     });
+  });
+
+  it('GET /ens/v2/reverse/bulk: by chain, and coinType with chain is a 400', async () => {
+    const { alice, nobody } = fx.accounts;
+    const res = await request(svc.app)
+      .get(`/ens/v2/reverse/bulk?addresses=${alice},${nobody}&chain=base&records=base`)
+      .expect(200);
+    expect(res.body.results).toMatchObject([
+      { type: 'success', reverse: { coinType: BASE_COIN, name: 'alice.eth' } },
+      { type: 'success', reverse: { coinType: BASE_COIN, name: 'nobody.eth' } },
+    ]);
+    const both = await request(svc.app)
+      .get(`/ens/v2/reverse/bulk?addresses=${alice}&chain=base&coinType=60`)
+      .expect(400);
+    expect(both.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.chain']);
   });
 
   it.each([

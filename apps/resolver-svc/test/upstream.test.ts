@@ -143,7 +143,7 @@ describe('CCIP-Read gateway failures answer 502 UPSTREAM_ERROR and are not cache
   it.each([
     ['http-500', { code: 'OFFCHAIN_FAULT', message: expect.stringContaining('test gateway fault') }],
     ['garbage', { code: 'ResolverError', message: expect.stringMatching(/reverted/) }],
-    ['bad-signature', { code: 'ResolverError', message: expect.stringMatching(/Invalid sig/) }],
+    ['bad-signature', { code: 'ResolverError', message: expect.stringMatching(/UntrustedSigner/) }],
     ['hang', { code: 'TIMEOUT', message: expect.stringMatching(/did not answer/) }],
   ] as const)('gateway fault %s', async (fault, expected) => {
     fx.gateway.setFault(fault);

@@ -27,17 +27,37 @@ export const RESOLVER_ABI = [
   'function name(bytes32 node) view returns (string)',
   'function multicall(bytes[] data) returns (bytes[] results)',
   'function resolve(bytes name, bytes data) view returns (bytes)',
+  'function supportsFeature(bytes4 feature) view returns (bool)',
+  // what our SignedOffchainResolver reverts with when a gateway answer does not verify
+  'error SignatureExpired(uint64 expires)',
+  'error UntrustedSigner(address signer)',
+  'error InvalidGatewayResponse()',
 ] as const;
 
+/** IUniversalResolver as mainnet runs it (v3): ENSIP-10, ENSIP-19 reverse, ENSIP-21 batch gateways. */
 export const UNIVERSAL_RESOLVER_ABI = [
   'function resolve(bytes name, bytes data) view returns (bytes result, address resolver)',
+  'function resolveWithGateways(bytes name, bytes data, string[] gateways) view returns (bytes result, address resolver)',
+  'function resolveWithResolver(address resolver, bytes name, bytes data, string[] gateways) view returns (bytes)',
   'function reverse(bytes lookupAddress, uint256 coinType) view returns (string primary, address resolver, address reverseResolver)',
+  'function reverseWithGateways(bytes lookupAddress, uint256 coinType, string[] gateways) view returns (string primary, address resolver, address reverseResolver)',
   'function findResolver(bytes name) view returns (address resolver, bytes32 node, uint256 offset)',
+  'function requireResolver(bytes name) view returns ((bytes name, uint256 offset, bytes32 node, address resolver, bool extended) info)',
   'error ResolverNotFound(bytes name)',
   'error ResolverNotContract(bytes name, address resolver)',
   'error UnsupportedResolverProfile(bytes4 selector)',
   'error ResolverError(bytes errorData)',
   'error ReverseAddressMismatch(string primary, bytes primaryAddress)',
+  'error HttpError(uint16 status, string message)',
+  'error DNSDecodingFailed(bytes dns)',
+  'error DNSEncodingFailed(string ens)',
+  'error EmptyAddress()',
+  'error InvalidBatchGatewayResponse()',
+] as const;
+
+/** ENSIP-21 batch gateway: one EIP-3668 request per query; a failed one answers its error data. */
+export const BATCH_GATEWAY_ABI = [
+  'function query((address sender, string[] urls, bytes data)[] queries) view returns (bool[] failures, bytes[] responses)',
   'error HttpError(uint16 status, string message)',
 ] as const;
 
@@ -52,6 +72,7 @@ export const ensRegistryInterface = new Interface(ENS_REGISTRY_ABI);
 export const nameWrapperInterface = new Interface(NAME_WRAPPER_ABI);
 export const resolverInterface = new Interface(RESOLVER_ABI);
 export const universalResolverInterface = new Interface(UNIVERSAL_RESOLVER_ABI);
+export const batchGatewayInterface = new Interface(BATCH_GATEWAY_ABI);
 export const offchainResolverInterface = new Interface(OFFCHAIN_RESOLVER_ABI);
 
 /** ENSIP-10 IExtendedResolver interface id. */

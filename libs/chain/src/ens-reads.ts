@@ -1,4 +1,5 @@
 import {
+  AbiCoder,
   ZeroAddress,
   getAddress,
   getBytes,
@@ -15,6 +16,7 @@ import {
   universalResolverInterface,
 } from './abis';
 import { UpstreamError, toUpstreamError } from './errors';
+import { LOCAL_BATCH_GATEWAY_URL } from './networks';
 
 function orNull(address: string): string | null {
   return address === ZeroAddress ? null : getAddress(address);
@@ -150,19 +152,45 @@ function describeRevert(data: string): string {
   return data;
 }
 
+/**
+ * `classifyRevert` for the revert of a whole lookup: there the universal resolver wraps the resolver's own reverts
+ * in ResolverError, so a bare Error(string) is the batch gateway's failure of that lookup (timeout, refused URL,
+ * unreachable gateway).
+ */
+function classifyLookupRevert(data: string): RevertFailure | null {
+  const reason = errorStringReason(data);
+  if (reason !== undefined) return { code: 'GatewayError', message: `gateway failed: ${reason}` };
+  return classifyRevert(data);
+}
+
 /** An upstream failure read from revert data: the upstream's code and message. */
 interface RevertFailure {
   code: string;
   message: string;
 }
 
+function errorStringReason(data: string): string | undefined {
+  if (!data.toLowerCase().startsWith(ERROR_STRING_SELECTOR)) return undefined;
+  try {
+    const [reason] = AbiCoder.defaultAbiCoder().decode(['string'], '0x' + data.slice(10)) as unknown as [
+      string,
+    ];
+    return reason;
+  } catch {
+    return undefined;
+  }
+}
+
+const ERROR_STRING_SELECTOR = '0x08c379a0';
+
 const NOT_SET_ERRORS = new Set(['UnsupportedResolverProfile', 'ResolverNotFound', 'ResolverNotContract']);
 
 /**
  * Classifies revert data of a resolver call as seen through the universal resolver: null when it means "this
  * record is not there" (empty revert, a bare 4-byte selector, UnsupportedResolverProfile, no resolver,
- * ResolverError wrapping UnsupportedResolverProfile), else the upstream failure: HttpError (a CCIP-Read gateway, possibly
- * wrapped in ResolverError) or any other revert (ResolverError: bad signature, undecodable gateway answer, …).
+ * ResolverError(0x), ResolverError wrapping UnsupportedResolverProfile), else the upstream failure: HttpError (a
+ * CCIP-Read gateway's HTTP failure, possibly wrapped in ResolverError) or any other revert (ResolverError: bad
+ * signature, …). See `classifyLookupRevert` for what a whole single lookup's revert can also mean.
  */
 export function classifyRevert(data: string): RevertFailure | null {
   if (data === '0x' || data.length === 10) return null;
@@ -180,10 +208,11 @@ export function classifyRevert(data: string): RevertFailure | null {
     };
   }
   if (parsed?.name === 'ResolverError') {
-    // An empty revert inside ResolverError is a failure: the real UniversalResolver wraps a reverting CCIP-Read
-    // callback (undecodable gateway answer) that way.
+    // ResolverError(0x): the resolver reverted without data, which is how a resolver without that record's
+    // function answers (the universal resolver wraps it so for a single record; a multicall slot holds 0x).
     const inner = String(parsed.args[0]);
-    const failure = inner === '0x' || inner.length === 10 ? undefined : classifyRevert(inner);
+    if (inner === '0x') return null;
+    const failure = inner.length === 10 ? undefined : classifyRevert(inner);
     if (failure === null || failure?.code === 'HttpError') return failure;
     return { code: 'ResolverError', message: `resolver reverted: ${describeRevert(inner)}` };
   }
@@ -217,8 +246,9 @@ export interface UniversalResolveResult {
 
 /**
  * Resolves `calls` (ABI-encoded resolver calls, e.g. `text(node,key)`) for `name` in ONE eth_call through the
- * universal resolver: `resolve(dnsEncode(name), multicall(calls))` (a single call is passed as is), with
- * ENSIP-10 wildcard and CCIP-Read. No resolver, or a resolver without the profile of a call, is not an error
+ * universal resolver: `resolveWithGateways(dnsEncode(name), multicall(calls), batchGateways)` (a single call is
+ * passed as is), with ENSIP-10 wildcard and CCIP-Read (one gateway request for an ENSIP-22 resolver, else one
+ * batch of per-record requests). No resolver, or a resolver without the profile of a call, is not an error
  * (null results). RPC and gateway failures throw UpstreamError, including the failure of ONE slot of a
  * multicall (e.g. HttpError from the batch gateway for an offchain sub-call): a partial answer would pass a
  * failed record off as unset. `name` must be normalised.
@@ -228,6 +258,7 @@ export async function universalResolve(
   universalResolver: string,
   name: string,
   calls: Hex[],
+  batchGateways: readonly string[] = [LOCAL_BATCH_GATEWAY_URL],
 ): Promise<UniversalResolveResult> {
   const single = calls.length === 1 ? calls[0] : undefined;
   const data = single ?? resolverInterface.encodeFunctionData('multicall', [calls]);
@@ -236,14 +267,17 @@ export async function universalResolve(
   try {
     raw = await provider.call({
       to: universalResolver,
-      data: universalResolverInterface.encodeFunctionData('resolve', [dnsEncode(name), data]),
+      data: universalResolverInterface.encodeFunctionData('resolveWithGateways', [
+        dnsEncode(name),
+        data,
+        batchGateways,
+      ]),
       enableCcipRead: true,
     });
   } catch (err) {
-    const parsed = parseUrError(err);
     const reverted = revertData(err);
-    if (parsed && reverted) {
-      const failure = classifyRevert(reverted);
+    if (reverted) {
+      const failure = classifyLookupRevert(reverted);
       // No resolver, or it does not implement the call(s): no records, not a failure.
       if (failure === null) return { resolver: null, results: calls.map(() => null) };
       throw new UpstreamError(`${context}: ${failure.message}`, {
@@ -258,7 +292,7 @@ export async function universalResolve(
   let slots: string[];
   try {
     const [result, resolverAddress] = universalResolverInterface.decodeFunctionResult(
-      'resolve',
+      'resolveWithGateways',
       raw,
     ) as unknown as [string, string];
     resolver = orNull(resolverAddress);
@@ -303,33 +337,45 @@ export interface UniversalReverseResult {
 }
 
 /**
- * Primary name of `address` (coin type 60) through the universal resolver's `reverse`, verified by forward
- * resolution (CCIP-Read enabled). No reverse record or a mismatching one: name null. Failures: UpstreamError.
+ * ENSIP-19 primary name of `address` for `coinType` (default 60) through the universal resolver's
+ * `reverseWithGateways`, verified by forward resolution of the same coin type (CCIP-Read enabled). No reverse
+ * record or a mismatching one: name null. Failures: UpstreamError.
  */
 export async function universalReverse(
   provider: Provider,
   universalResolver: string,
   address: string,
+  coinType = 60,
+  batchGateways: readonly string[] = [LOCAL_BATCH_GATEWAY_URL],
 ): Promise<UniversalReverseResult> {
-  const context = `reverse resolving ${address}`;
+  const context = `reverse resolving ${address} (coin type ${coinType})`;
   let raw: string;
   try {
     raw = await provider.call({
       to: universalResolver,
-      data: universalResolverInterface.encodeFunctionData('reverse', [getBytes(getAddress(address)), 60n]),
+      data: universalResolverInterface.encodeFunctionData('reverseWithGateways', [
+        getBytes(getAddress(address)),
+        BigInt(coinType),
+        batchGateways,
+      ]),
       enableCcipRead: true,
     });
   } catch (err) {
     const parsed = parseUrError(err);
-    if (parsed?.name === 'ResolverNotFound' || parsed?.name === 'ResolverNotContract') {
+    // No reverse resolver, or a reverse record that is not a name (empty label, label over 255 bytes).
+    if (
+      parsed?.name === 'ResolverNotFound' ||
+      parsed?.name === 'ResolverNotContract' ||
+      parsed?.name === 'DNSEncodingFailed'
+    ) {
       return { name: null, resolver: null, reverseResolver: null };
     }
     if (parsed?.name === 'ReverseAddressMismatch') {
       return { name: null, resolver: null, reverseResolver: null, unverifiedName: String(parsed.args[0]) };
     }
     const reverted = revertData(err);
-    if (parsed && reverted) {
-      const failure = classifyRevert(reverted);
+    if (reverted) {
+      const failure = classifyLookupRevert(reverted);
       // A reverse or forward resolver without the name/addr profile: no (verified) primary name.
       if (failure === null) return { name: null, resolver: null, reverseResolver: null };
       throw new UpstreamError(`${context}: ${failure.message}`, {
@@ -342,7 +388,7 @@ export async function universalReverse(
   }
   try {
     const [primary, resolver, reverseResolver] = universalResolverInterface.decodeFunctionResult(
-      'reverse',
+      'reverseWithGateways',
       raw,
     ) as unknown as [string, string, string];
     return {

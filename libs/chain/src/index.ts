@@ -4,6 +4,7 @@ export {
   DEFAULT_ENS_ADDRESSES,
   DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_RPC_URLS,
+  LOCAL_BATCH_GATEWAY_URL,
   NETWORK_NAMES,
   NetworkConfigError,
   isNetworkName,
@@ -45,12 +46,14 @@ export {
   signOffchainResolverResponse,
 } from './ccip';
 export {
+  BATCH_GATEWAY_ABI,
   ENS_REGISTRY_ABI,
   EXTENDED_RESOLVER_INTERFACE_ID,
   NAME_WRAPPER_ABI,
   OFFCHAIN_RESOLVER_ABI,
   RESOLVER_ABI,
   UNIVERSAL_RESOLVER_ABI,
+  batchGatewayInterface,
   ensRegistryInterface,
   nameWrapperInterface,
   offchainResolverInterface,

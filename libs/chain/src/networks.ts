@@ -16,6 +16,9 @@ export interface EnsAddresses {
   universalResolver: string;
 }
 
+/** ENSIP-21: in a universal resolver's gateway list, "run the batch gateway yourself" (viem, ensjs and we do). */
+export const LOCAL_BATCH_GATEWAY_URL = 'x-batch-gateway:true';
+
 export interface NetworkConfig {
   name: NetworkName;
   chainId: number;
@@ -28,6 +31,12 @@ export interface NetworkConfig {
    * every other gateway URL must be https to a public host. Unset: none.
    */
   ccipReadAllowedOrigins?: readonly string[];
+  /**
+   * ENSIP-21 batch gateways passed to the universal resolver (`resolveWithGateways`, `reverseWithGateways`):
+   * `x-batch-gateway:true` runs the batch locally (each inner request under the CCIP-Read URL policy), an https
+   * URL sends it to that gateway. Default: the local one only.
+   */
+  batchGatewayUrls: readonly string[];
 }
 
 export type NetworksConfig = Record<NetworkName, NetworkConfig>;
@@ -79,6 +88,24 @@ const originListSchema = z.string().transform((value, ctx) => {
   return origins;
 });
 
+/** Comma-separated batch gateways: `x-batch-gateway:true` or http(s) URLs. */
+const batchGatewayListSchema = z.string().transform((value, ctx) => {
+  const urls = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  for (const url of urls) {
+    if (url === LOCAL_BATCH_GATEWAY_URL || urlSchema.safeParse(url).success) continue;
+    ctx.addIssue({ code: 'custom', message: `not ${LOCAL_BATCH_GATEWAY_URL} or an http(s) URL: ${url}` });
+    return z.NEVER;
+  }
+  if (urls.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'lists no batch gateway' });
+    return z.NEVER;
+  }
+  return urls;
+});
+
 const ENV_SUFFIXES = {
   ensRegistry: 'ENS_REGISTRY',
   nameWrapper: 'NAME_WRAPPER',
@@ -94,8 +121,9 @@ function prefix(network: NetworkName): string {
 /**
  * zod schema of the chain env vars: `<NETWORK>_RPC_URL`, `<NETWORK>_ENS_REGISTRY`, `<NETWORK>_NAME_WRAPPER`,
  * `<NETWORK>_PUBLIC_RESOLVER`, `<NETWORK>_REVERSE_REGISTRAR`, `<NETWORK>_UNIVERSAL_RESOLVER` for NETWORK in
- * MAINNET, SEPOLIA, `RPC_TIMEOUT_MS` and `CCIP_READ_ALLOWED_ORIGINS` (comma-separated origins exempt from the
- * CCIP-Read URL policy, for development). Services merge its `.shape` into their own config schema.
+ * MAINNET, SEPOLIA, `RPC_TIMEOUT_MS`, `CCIP_READ_ALLOWED_ORIGINS` (comma-separated origins exempt from the
+ * CCIP-Read URL policy, for development) and `BATCH_GATEWAY_URLS` (ENSIP-21 batch gateways, default
+ * `x-batch-gateway:true`). Services merge its `.shape` into their own config schema.
  */
 export const networksEnvSchema = z.object({
   MAINNET_RPC_URL: urlSchema.optional(),
@@ -112,6 +140,7 @@ export const networksEnvSchema = z.object({
   SEPOLIA_UNIVERSAL_RESOLVER: addressSchema.optional(),
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
   CCIP_READ_ALLOWED_ORIGINS: originListSchema.optional(),
+  BATCH_GATEWAY_URLS: batchGatewayListSchema.optional(),
 });
 
 export type NetworksEnv = z.infer<typeof networksEnvSchema>;
@@ -138,6 +167,7 @@ export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
       rpcTimeoutMs: parsed.RPC_TIMEOUT_MS,
       ens,
       ccipReadAllowedOrigins: parsed.CCIP_READ_ALLOWED_ORIGINS ?? [],
+      batchGatewayUrls: parsed.BATCH_GATEWAY_URLS ?? [LOCAL_BATCH_GATEWAY_URL],
     };
   };
   return { mainnet: build('mainnet'), sepolia: build('sepolia') };

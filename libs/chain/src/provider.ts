@@ -1,6 +1,15 @@
-import { EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
+import {
+  AbiCoder,
+  EnsPlugin,
+  FetchRequest,
+  JsonRpcProvider,
+  Network,
+  makeError,
+  type FetchResponse,
+} from 'ethers';
+import { batchGatewayInterface } from './abis';
 import { CcipReadUrlRefusedError, checkCcipReadUrl } from './ccip-url-policy';
-import type { NetworkConfig } from './networks';
+import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
 
 class TimeoutError extends Error {
   readonly code = 'TIMEOUT';
@@ -16,8 +25,8 @@ function messageOf(body: unknown): string | undefined {
 /**
  * JsonRpcProvider with a static network (no eth_chainId round trip), ENS pointed at the configured registry,
  * CCIP-Read enabled under a URL policy (`ccip-url-policy.ts`: https to public hosts unless the origin is in
- * `config.ccipReadAllowedOrigins`; redirects are not followed), and a timeout on every RPC request and on every
- * CCIP-Read gateway fetch.
+ * `config.ccipReadAllowedOrigins`; redirects are not followed), an ENSIP-21 batch gateway of its own for
+ * `x-batch-gateway:true`, and a timeout on every RPC request and on every CCIP-Read lookup.
  */
 export class ChainProvider extends JsonRpcProvider {
   readonly config: NetworkConfig;
@@ -32,47 +41,67 @@ export class ChainProvider extends JsonRpcProvider {
     this.disableCcipRead = false;
   }
 
+  /**
+   * EIP-3668 fetch for a lookup of `tx.to`. `x-batch-gateway:true` among the URLs: this provider is the ENSIP-21
+   * batch gateway (`localBatchGateway`). Otherwise the URLs go through the URL policy, and the answer of a remote
+   * batch gateway is checked before it reaches the contract. The whole lookup is bounded by `rpcTimeoutMs`.
+   */
   override async ccipReadFetch(tx: CcipTx, calldata: string, urls: string[]): Promise<string | null> {
     if (this.disableCcipRead || urls.length === 0 || tx.to == null) return null;
-    const policy = { allowedOrigins: this.config.ccipReadAllowedOrigins };
-    const allowed: string[] = [];
-    const refused: string[] = [];
-    for (const url of urls) {
-      const refusal = await checkCcipReadUrl(url, policy);
-      if (refusal === null) allowed.push(url);
-      else refused.push(`${url} (${refusal})`);
-    }
-    if (allowed.length === 0) {
-      throw new CcipReadUrlRefusedError(`CCIP-Read gateway URL refused: ${refused.join('; ')}`);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new TimeoutError(`CCIP-Read gateway did not answer within ${this.config.rpcTimeoutMs}ms`)),
-        this.config.rpcTimeoutMs,
-      );
+    const sender = String(tx.to);
+    return withTimeout(this.config.rpcTimeoutMs, `CCIP-Read gateway did not answer`, async () => {
+      if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata);
+      const answer = await this.requestGateway(sender, calldata, urls).catch((err: unknown) => {
+        throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
+      });
+      if (calldata.slice(0, 10).toLowerCase() === BATCH_QUERY_SELECTOR)
+        checkBatchAnswer(calldata, answer, tx);
+      return answer;
     });
-    try {
-      return await Promise.race([this.fetchGateways(tx, calldata, allowed), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /**
-   * EIP-3668 client: each URL in turn (GET when the template has `{data}`, else POST `{ data, sender }`); a 4xx
-   * ends the lookup, a 5xx or network error tries the next URL. Redirects are failures (they could lead to a
-   * host the policy refuses). Errors are ethers' OFFCHAIN_FAULT, as without the policy.
+   * ENSIP-21 batch gateway run in process: every query of `query((sender, urls, data)[])` is one EIP-3668 request
+   * (under the URL policy and timeouts), in parallel; a failed one answers `HttpError(status, message)` for an
+   * HTTP failure, else `Error(message)`, so the universal resolver reports it for that lookup only.
    */
-  private async fetchGateways(tx: CcipTx, calldata: string, urls: string[]): Promise<string> {
-    const sender = String(tx.to).toLowerCase();
+  private async localBatchGateway(calldata: string): Promise<string> {
+    const [queries] = batchGatewayInterface.decodeFunctionData('query', calldata) as unknown as [
+      Array<[string, string[], string]>,
+    ];
+    const outcomes = await Promise.all(
+      queries.map(async ([sender, urls, data]): Promise<[boolean, string]> => {
+        try {
+          if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) {
+            throw new GatewayFailure(undefined, 'nested local batch gateway requests are not followed');
+          }
+          return [false, await this.requestGateway(sender, data, urls)];
+        } catch (err) {
+          return [true, encodeGatewayError(err)];
+        }
+      }),
+    );
+    return batchGatewayInterface.encodeFunctionResult('query', [
+      outcomes.map(([failed]) => failed),
+      outcomes.map(([, response]) => response),
+    ]);
+  }
+
+  /**
+   * One EIP-3668 request: each allowed URL in turn (GET when the template has `{data}`, else POST
+   * `{ data, sender }`); a 4xx ends the lookup, a 5xx or network error tries the next URL. Redirects are failures
+   * (they could lead to a host the policy refuses). No URL allowed: CcipReadUrlRefusedError.
+   */
+  private async requestGateway(sender: string, calldata: string, urls: readonly string[]): Promise<string> {
+    const allowed = await this.allowedUrls(urls);
     const data = calldata.toLowerCase();
+    const senderHex = sender.toLowerCase();
     const failures: string[] = [];
-    for (const url of urls) {
-      const request = new FetchRequest(url.replace('{sender}', sender).replace('{data}', data));
+    let lastStatus: number | undefined;
+    for (const url of allowed) {
+      const request = new FetchRequest(url.replace('{sender}', senderHex).replace('{data}', data));
       request.timeout = this.config.rpcTimeoutMs;
-      if (!url.includes('{data}')) request.body = { data, sender };
+      if (!url.includes('{data}')) request.body = { data, sender: senderHex };
       const defaultGetUrl = request.getUrlFunc;
       request.getUrlFunc = async (req, signal) => {
         const response = await defaultGetUrl(req, signal);
@@ -84,7 +113,7 @@ export class ChainProvider extends JsonRpcProvider {
       let status: number;
       let body: unknown;
       try {
-        const response = await request.send();
+        const response = await sendRetryingReset(request);
         status = response.statusCode;
         try {
           body = response.bodyJson;
@@ -95,30 +124,119 @@ export class ChainProvider extends JsonRpcProvider {
         failures.push(err instanceof Error ? err.message : String(err));
         continue;
       }
-      if (
-        typeof body === 'object' &&
-        body !== null &&
-        'data' in body &&
-        typeof body.data === 'string' &&
-        body.data
-      ) {
-        return body.data;
+      if (status < 300 && typeof body === 'object' && body !== null && 'data' in body) {
+        if (typeof body.data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(body.data)) return body.data;
       }
-      const message = messageOf(body) ?? 'unknown error';
-      if (status >= 400 && status < 500) {
-        throw makeError(`response not found during CCIP fetch: ${message}`, 'OFFCHAIN_FAULT', {
-          reason: '404_MISSING_RESOURCE',
-          transaction: tx,
-          info: { url, errorMessage: message },
-        });
-      }
+      const message = messageOf(body) ?? (status < 300 ? 'answer without hex data' : `HTTP ${status}`);
+      lastStatus = status < 300 ? undefined : status;
+      if (status >= 400 && status < 500) throw new GatewayFailure(status, message);
       failures.push(message);
     }
-    throw makeError(
-      `error encountered during CCIP fetch: ${failures.map((m) => JSON.stringify(m)).join(', ')}`,
-      'OFFCHAIN_FAULT',
-      { reason: '500_SERVER_ERROR', transaction: tx, info: { urls, errorMessages: failures } },
-    );
+    throw new GatewayFailure(lastStatus, failures.join('; '));
+  }
+
+  private async allowedUrls(urls: readonly string[]): Promise<string[]> {
+    const policy = { allowedOrigins: this.config.ccipReadAllowedOrigins };
+    const allowed: string[] = [];
+    const refused: string[] = [];
+    for (const url of urls) {
+      const refusal = await checkCcipReadUrl(url, policy);
+      if (refusal === null) allowed.push(url);
+      else refused.push(`${url} (${refusal})`);
+    }
+    if (allowed.length === 0) {
+      throw new CcipReadUrlRefusedError(`CCIP-Read gateway URL refused: ${refused.join('; ')}`);
+    }
+    return allowed;
+  }
+}
+
+const BATCH_QUERY_SELECTOR = batchGatewayInterface.getFunction('query')?.selector ?? '0xa780bab6';
+const ERROR_STRING_SELECTOR = '0x08c379a0';
+
+/**
+ * Sends a gateway request, once more when the connection was reset: a pooled keep-alive socket that the server
+ * closed just as it was reused fails that way, and a gateway request is a read, safe to repeat.
+ */
+async function sendRetryingReset(request: FetchRequest): Promise<FetchResponse> {
+  try {
+    return await request.clone().send();
+  } catch (err) {
+    if (!(err instanceof Error) || !/ECONNRESET|EPIPE|socket hang up/.test(err.message)) throw err;
+    return request.send();
+  }
+}
+
+/** A gateway request failed: the last HTTP status when there was one, and what each URL answered. */
+class GatewayFailure extends Error {
+  constructor(
+    readonly status: number | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The failure data a batch gateway answers for one query (what viem's local batch gateway answers too). */
+function encodeGatewayError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof GatewayFailure && err.status !== undefined) {
+    return batchGatewayInterface.encodeErrorResult('HttpError', [err.status, message]);
+  }
+  return ERROR_STRING_SELECTOR + AbiCoder.defaultAbiCoder().encode(['string'], [message]).slice(2);
+}
+
+/** ethers' OFFCHAIN_FAULT, as its own CCIP-Read client raises it. */
+function toOffchainFault(failure: GatewayFailure, tx: CcipTx, urls: string[]): Error {
+  if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
+    return makeError(`response not found during CCIP fetch: ${failure.message}`, 'OFFCHAIN_FAULT', {
+      reason: '404_MISSING_RESOURCE',
+      transaction: tx,
+      info: { url: urls.join(', '), errorMessage: failure.message },
+    });
+  }
+  return makeError(
+    `error encountered during CCIP fetch: ${JSON.stringify(failure.message)}`,
+    'OFFCHAIN_FAULT',
+    {
+      reason: '500_SERVER_ERROR',
+      transaction: tx,
+      info: { urls, errorMessages: [failure.message] },
+    },
+  );
+}
+
+/** A remote batch gateway's answer must be `(bool[], bytes[])` with one entry per query. */
+function checkBatchAnswer(calldata: string, answer: string, tx: CcipTx): void {
+  let valid = false;
+  try {
+    const [queries] = batchGatewayInterface.decodeFunctionData('query', calldata) as unknown as [unknown[]];
+    const [failures, responses] = batchGatewayInterface.decodeFunctionResult('query', answer) as unknown as [
+      unknown[],
+      unknown[],
+    ];
+    valid = failures.length === queries.length && responses.length === queries.length;
+  } catch {
+    valid = false;
+  }
+  if (!valid) {
+    throw makeError('batch gateway answered garbage (not one result per query)', 'OFFCHAIN_FAULT', {
+      reason: '500_SERVER_ERROR',
+      transaction: tx,
+      info: { answer: answer.slice(0, 200) },
+    });
+  }
+}
+
+async function withTimeout<T>(ms: number, what: string, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} within ${ms}ms`)), ms);
+  });
+  try {
+    return await Promise.race([run(), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -60,7 +60,7 @@ describe('signOffchainResolverResponse', () => {
 
     beforeAll(async () => {
       chain = await startEnsChain();
-      address = await chain.ens.deployOffchainResolver('http://127.0.0.1:1/{sender}/{data}.json', [
+      address = await chain.ens.deployEnsOffchainResolver('http://127.0.0.1:1/{sender}/{data}.json', [
         signer.address,
       ]);
       provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, { staticNetwork: true });

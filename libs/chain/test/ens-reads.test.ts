@@ -93,7 +93,6 @@ describe('ENS reads against anvil with the real ENS contracts', () => {
     await ens.registerEthName('bare', alice.address, { resolver: null });
     // wildcard: ENS's OffchainResolver on offchain.eth, answered by the test gateway
     offchainResolver = await ens.deployOffchainResolver(gateway.url, [gatewaySigner.address]);
-    gateway.setResolverAddress(offchainResolver);
     await ens.registerEthName('offchain', bob.address, { resolver: offchainResolver });
     // carol's primary name is an offchain subname: forward check goes through CCIP-Read
     await ens.setReverseName(carol.address, 'carol.offchain.eth');

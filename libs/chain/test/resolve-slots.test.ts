@@ -24,6 +24,10 @@ describe('classifyResolveSlot: what the UniversalResolver leaves in a multicall 
     ['UnsupportedResolverProfile(bytes4)', unsupported],
     ['ResolverError(UnsupportedResolverProfile)', ur.encodeErrorResult('ResolverError', [unsupported])],
     ['ResolverNotFound(bytes)', ur.encodeErrorResult('ResolverNotFound', ['0x00'])],
+    [
+      'ResolverError(0x) (a resolver without that function, one record)',
+      ur.encodeErrorResult('ResolverError', ['0x']),
+    ],
   ])('%s: the record is absent (null)', (_, slot) => {
     expect(classifyResolveSlot(slot)).toBeNull();
   });
@@ -43,10 +47,12 @@ describe('classifyResolveSlot: what the UniversalResolver leaves in a multicall 
       'resolver reverted: Error(SignatureVerifier: Invalid signature)',
     ],
     [
-      'ResolverError(0x) (undecodable gateway answer)',
-      ur.encodeErrorResult('ResolverError', ['0x']),
+      'ResolverError(InvalidGatewayResponse) (undecodable gateway answer)',
+      ur.encodeErrorResult('ResolverError', [
+        new Interface(['error InvalidGatewayResponse()']).encodeErrorResult('InvalidGatewayResponse', []),
+      ]),
       'ResolverError',
-      'resolver reverted: empty revert',
+      'resolver reverted: InvalidGatewayResponse()',
     ],
   ])('%s is an UpstreamError carrying the upstream code and message', (_, slot, code, message) => {
     const outcome = classifyResolveSlot(slot, 'resolving a.eth: text("x")');

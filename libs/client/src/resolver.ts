@@ -64,6 +64,10 @@ export const textsResultSchema = z.object({ name: z.string(), texts: z.array(tex
 
 export const reverseProfileSchema = z.object({
   address: z.string().meta({ description: 'The requested address, EIP-55 checksummed.' }),
+  coinType: z.number().int().meta({
+    description:
+      'ENSIP-19 coin type of the primary name: 60 (Ethereum), 0x80000000 | chainId for an EVM chain, 2147483648 for the default EVM name.',
+  }),
   hasReverseRecord: z.boolean(),
   name: z.string().nullable(),
   avatar: z.string().nullable(),
@@ -216,11 +220,19 @@ export const profileQuerySchema = z.object({
   addresses: addressesQuery,
 });
 
-export const reverseQuerySchema = z.object({
+const reverseQueryFields = z.object({
   network: networkQuery,
   noCache: noCacheQuery.meta({
     description:
       'true: skip the cache for both the reverse and the forward lookup, and refresh it. Default false.',
+  }),
+  coinType: coinTypeItem.optional().meta({
+    description:
+      'ENSIP-19 coin type of the primary name (decimal): 60 (default) for Ethereum, 0x80000000 | chainId for an EVM chain (Base: 2147492101), 2147483648 for the default EVM name. Not together with `chain`.',
+  }),
+  chain: chainNameItem.optional().meta({
+    description:
+      'Chain name (see GET /ens/v2/chains) whose primary name to read, e.g. `base`. Not together with `coinType`.',
   }),
   contenthash: queryBoolean
     .optional()
@@ -228,6 +240,14 @@ export const reverseQuerySchema = z.object({
   texts: textsQuery,
   addresses: addressesQuery,
 });
+
+function coinTypeOrChain(query: { coinType?: number; chain?: number }, ctx: z.RefinementCtx): void {
+  if (query.coinType !== undefined && query.chain !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['chain'], message: 'give either coinType or chain, not both' });
+  }
+}
+
+export const reverseQuerySchema = reverseQueryFields.superRefine(coinTypeOrChain);
 
 export const addressesQuerySchema = z
   .object({
@@ -266,14 +286,16 @@ export const bulkProfileQuerySchema = profileQuerySchema.extend({
   }),
 });
 
-export const bulkReverseQuerySchema = reverseQuerySchema.extend({
-  addresses: commaList(z.string(), { max: MAX_BULK_ITEMS }).meta({
-    description: `Comma-separated addresses, at most ${MAX_BULK_ITEMS}; duplicates are removed.`,
-  }),
-  records: addressesQuery.meta({
-    description: `Address records of each profile: comma-separated chain names or coin types (at most ${MAX_RECORD_SELECTION}).`,
-  }),
-});
+export const bulkReverseQuerySchema = reverseQueryFields
+  .extend({
+    addresses: commaList(z.string(), { max: MAX_BULK_ITEMS }).meta({
+      description: `Comma-separated addresses, at most ${MAX_BULK_ITEMS}; duplicates are removed.`,
+    }),
+    records: addressesQuery.meta({
+      description: `Address records of each profile: comma-separated chain names or coin types (at most ${MAX_RECORD_SELECTION}).`,
+    }),
+  })
+  .superRefine(coinTypeOrChain);
 
 export const nameParamsSchema = z.object({ name: resolverNameParam });
 export const addressParamsSchema = z.object({ address: ethAddress });
@@ -290,6 +312,13 @@ export interface ProfileOptions extends ResolveOptions {
   texts?: string[];
   /** Chain names or coin types. */
   addresses?: Array<string | number>;
+}
+
+export interface ReverseOptions extends ProfileOptions {
+  /** ENSIP-19 coin type of the primary name (default 60); not together with `chain`. */
+  coinType?: number;
+  /** Chain name whose primary name to read (`base`); not together with `coinType`. */
+  chain?: string;
 }
 
 function list(values: ReadonlyArray<string | number> | undefined): string | undefined {
@@ -319,9 +348,9 @@ export interface ResolverClient {
   /** GET /ens/v2/texts/{name} */
   getTexts(name: string, options?: ResolveOptions & { keys?: string[] }): Promise<TextsResult>;
   /** GET /ens/v2/reverse/{address}/profile */
-  getReverseProfile(address: string, options?: ProfileOptions): Promise<ReverseProfile>;
+  getReverseProfile(address: string, options?: ReverseOptions): Promise<ReverseProfile>;
   /** GET /ens/v2/reverse/bulk?addresses=… (at most 20 addresses). */
-  getReverseProfiles(addresses: string[], options?: ProfileOptions): Promise<BulkReverseResult>;
+  getReverseProfiles(addresses: string[], options?: ReverseOptions): Promise<BulkReverseResult>;
   /** GET /ens/v2/chains */
   getChains(): Promise<ChainsResult>;
 }
@@ -352,12 +381,18 @@ export function createResolverClient(options: ClientOptions): ResolverClient {
       }),
     getReverseProfile: (address, opts = {}) =>
       requestJson(options, `/ens/v2/reverse/${encodeURIComponent(address)}/profile`, reverseProfileSchema, {
-        query: profileQuery(opts),
+        query: { ...profileQuery(opts), coinType: opts.coinType?.toString(), chain: opts.chain },
       }),
     getReverseProfiles: (addresses, opts = {}) => {
       const { addresses: records, ...rest } = profileQuery(opts);
       return requestJson(options, '/ens/v2/reverse/bulk', bulkReverseResultSchema, {
-        query: { ...rest, records, addresses: addresses.join(',') },
+        query: {
+          ...rest,
+          coinType: opts.coinType?.toString(),
+          chain: opts.chain,
+          records,
+          addresses: addresses.join(','),
+        },
       });
     },
     getChains: () => requestJson(options, '/ens/v2/chains', chainsResultSchema),

@@ -1,7 +1,10 @@
 import { Contract, ContractFactory, type ContractRunner, type InterfaceAbi, type Signer } from 'ethers';
 import erc1271WalletJson from '../artifacts/ERC1271WalletTestDouble.json';
+import multicall3Json from '../artifacts/Multicall3.json';
 import nameWrapperJson from '../artifacts/NameWrapperTestDouble.json';
-import universalResolverJson from '../artifacts/UniversalResolverTestDouble.json';
+import reverseNameRegistrarJson from '../artifacts/ReverseNameRegistrar.json';
+import signedOffchainResolverJson from '../artifacts/SignedOffchainResolver.json';
+import universalResolverJson from '../artifacts/UniversalResolver.json';
 
 /** A compiled contract: what `scripts/compile.ts` writes to `artifacts/<Name>.json`. */
 export interface ContractArtifact {
@@ -14,8 +17,16 @@ function artifact(json: { contractName: string; abi: unknown[]; bytecode: string
   return { contractName: json.contractName, abi: json.abi as InterfaceAbi, bytecode: json.bytecode };
 }
 
-/** Test double of ENS's UniversalResolver (resolve / reverse with ENSIP-10 and CCIP-Read). */
-export const universalResolverTestDoubleArtifact = artifact(universalResolverJson);
+/** Our IUniversalResolver (v3 behaviour: ENSIP-10, ENSIP-19 reverse, ENSIP-21 batch gateways, ENSIP-22). */
+export const universalResolverArtifact = artifact(universalResolverJson);
+/** Our ENSIP-10 offchain resolver with signed EIP-3668 answers and the ENSIP-22 multicall feature. */
+export const signedOffchainResolverArtifact = artifact(signedOffchainResolverJson);
+/** Our ENSIP-19 reverse registrar + resolver for one coin type (default.reverse or <coinTypeHex>.reverse). */
+export const reverseNameRegistrarArtifact = artifact(reverseNameRegistrarJson);
+/** Our Multicall3 (the canonical contract's interface), placed at MULTICALL3_ADDRESS on local chains. */
+export const multicall3Artifact = artifact(multicall3Json);
+/** Where Multicall3 lives on every public chain, and where viem and ensjs look for it. */
+export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
 /** Test double of ENS's NameWrapper (ownerOf, names, getData, setSubnodeOwner/Record, wrap). */
 export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
 /** Test double of an ERC-1271 smart-contract wallet with one owner EOA. */
@@ -62,10 +73,6 @@ export function attachContract(
   runner?: ContractRunner,
 ): Contract {
   return new Contract(address, artifactToAttach.abi, runner);
-}
-
-export function deployUniversalResolverTestDouble(signer: Signer, registry: string): Promise<Contract> {
-  return deployContract(signer, universalResolverTestDoubleArtifact, [registry]);
 }
 
 export function deployNameWrapperTestDouble(signer: Signer, registry: string): Promise<Contract> {

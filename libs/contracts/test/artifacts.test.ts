@@ -8,8 +8,11 @@ describe('committed artifacts', () => {
     expect(fresh.map((a) => a.contractName).sort()).toEqual(
       expect.arrayContaining([
         'ERC1271WalletTestDouble',
+        'Multicall3',
         'NameWrapperTestDouble',
-        'UniversalResolverTestDouble',
+        'ReverseNameRegistrar',
+        'SignedOffchainResolver',
+        'UniversalResolver',
       ]),
     );
     for (const artifact of fresh) {

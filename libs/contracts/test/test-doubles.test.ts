@@ -4,7 +4,7 @@ import {
   deployContract,
   deployERC1271WalletTestDouble,
   deployNameWrapperTestDouble,
-  universalResolverTestDoubleArtifact,
+  universalResolverArtifact,
 } from '../src';
 
 describe('test doubles', () => {
@@ -68,8 +68,8 @@ describe('test doubles', () => {
   });
 
   it('deployContract wraps failures in DeployError', async () => {
-    await expect(deployContract(deployer, universalResolverTestDoubleArtifact, [])).rejects.toThrow(
-      /deploying UniversalResolverTestDouble failed/,
+    await expect(deployContract(deployer, universalResolverArtifact, [])).rejects.toThrow(
+      /deploying UniversalResolver failed/,
     );
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely, type Migration } from 'kysely';
 // Deep import: only the database helper, not the whole testkit (anvil, contracts).
-import { createTestDatabase } from '@nrp/testkit/src/database';
+import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import {
   createDatabase,
   isForeignKeyViolation,
@@ -11,7 +11,6 @@ import {
   migrate,
   MigrationError,
   pgErrorCode,
-  type DatabaseHandle,
 } from '../src';
 
 interface TestDB {
@@ -51,7 +50,7 @@ const migrations: Record<string, Migration> = {
 };
 
 const expectedKind = process.env.DATABASE_URL ? 'postgres' : 'pglite';
-let handle: DatabaseHandle<TestDB>;
+let handle: TestDatabase<TestDB>;
 
 beforeAll(async () => {
   handle = await createTestDatabase<TestDB>();
@@ -148,8 +147,8 @@ test('a failing migration throws MigrationError and rolls the batch back', async
 });
 
 test('concurrent migrators (two replicas) apply each migration once', async () => {
-  const url = process.env.DATABASE_URL;
-  const other = url ? createDatabase<TestDB>({ url, schema: handle.schema }) : handle;
+  // A second pool on the same database stands for another replica (PGlite has one connection: itself).
+  const other = handle.url ? createDatabase<TestDB>({ url: handle.url }) : handle;
   try {
     const fresh: Record<string, Migration> = {
       '0001_counter': {

@@ -139,13 +139,6 @@ export function createApp(options: AppOptions): Express {
   });
   app.use('/docs', docsRouter(`${service} API`, problems));
 
-  app.use(
-    createRateLimiter(
-      service,
-      { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE },
-      options.redis,
-    ),
-  );
   // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
   const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
 
@@ -159,7 +152,7 @@ export function createApp(options: AppOptions): Express {
     return limiter;
   };
 
-  for (const route of options.routes) {
+  const mount = (route: RouteDefinition): void => {
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     const chain = [
       ...(route.rateLimit ? [limiterFor(route.rateLimit)] : []),
@@ -169,7 +162,17 @@ export function createApp(options: AppOptions): Express {
       asyncHandler(route),
     ];
     app[route.method](route.path, ...chain);
-  }
+  };
+  // Routes whose own limit replaces the global one answer before the global limiter runs.
+  for (const route of options.routes) if (route.rateLimit?.replacesGlobal) mount(route);
+  app.use(
+    createRateLimiter(
+      service,
+      { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE },
+      options.redis,
+    ),
+  );
+  for (const route of options.routes) if (!route.rateLimit?.replacesGlobal) mount(route);
 
   app.use(notFoundHandler);
   app.use(problemErrorHandler(logger));

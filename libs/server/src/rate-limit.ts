@@ -49,7 +49,7 @@ export class RedisRateLimitStore implements Store {
 }
 
 /**
- * A limiter per route (or one for the whole app), keyed by client IP. With Redis the counters are shared by
+ * A limiter per route (or one for the whole app), keyed by client IP unless the spec says otherwise. With Redis the counters are shared by
  * every replica; without it they live in this process.
  */
 export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: Redis): RequestHandler {
@@ -60,6 +60,7 @@ export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: 
     legacyHeaders: false,
     identifier: spec.name,
     ...(spec.skip ? { skip: spec.skip } : {}),
+    ...(spec.key ? { keyGenerator: spec.key } : {}),
     store: redis ? new RedisRateLimitStore(redis, `rl:${service}:${spec.name}:`) : undefined,
     // A Redis outage must not take the service down with it: requests go through (express-rate-limit logs it).
     passOnStoreError: true,

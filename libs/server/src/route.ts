@@ -19,6 +19,13 @@ export interface RateLimitSpec {
   limit: number;
   /** Requests this limit does not count, e.g. all but the ones that bypass a cache. */
   skip?: (req: Request) => boolean;
+  /** What a counter counts; default: the client IP. A constant makes one ceiling for every client. */
+  key?: (req: Request) => string;
+  /**
+   * This limit replaces the per-IP global limit on the route, for routes that shared infrastructure calls on
+   * behalf of many users (a batch gateway in front of a CCIP-Read gateway arrives from a few addresses).
+   */
+  replacesGlobal?: boolean;
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;

@@ -10,11 +10,23 @@ import {
   type Provider,
   type TransactionReceipt,
 } from 'ethers';
-import { dnsEncode, labelhash, namehash, type Hex } from '@nrp/ens';
 import {
+  DEFAULT_EVM_COIN_TYPE,
+  ETH_COIN_TYPE,
+  chainByName,
+  dnsEncode,
+  labelhash,
+  namehash,
+  type Hex,
+} from '@nrp/ens';
+import {
+  MULTICALL3_ADDRESS,
   erc1271WalletTestDoubleArtifact,
+  multicall3Artifact,
   nameWrapperTestDoubleArtifact,
-  universalResolverTestDoubleArtifact,
+  reverseNameRegistrarArtifact,
+  signedOffchainResolverArtifact,
+  universalResolverArtifact,
   type ContractArtifact,
 } from '@nrp/contracts';
 import { anvilAccounts, startAnvil, type AnvilAccount, type AnvilNode, type AnvilOptions } from './anvil';
@@ -53,14 +65,30 @@ export const ensNpmArtifacts = {
   },
 };
 
+/** ENSIP-11 coin type of Base (0x80002105), the chain whose ENSIP-19 primary names the local chain carries. */
+export const BASE_COIN_TYPE = chainByName('base')?.coinType ?? 0x80002105;
+
+/**
+ * What the local chain's universal resolver sends offchain lookups to: the client's own ENSIP-21 batch gateway
+ * (viem, ensjs and @nrp/chain all run one), so the chain depends on no hosted gateway.
+ */
+export const LOCAL_BATCH_GATEWAY = 'x-batch-gateway:true';
+
 /** Addresses of an ENS deployment on the local chain. */
 export interface EnsDeployment {
   ensRegistry: string;
   publicResolver: string;
+  /** `addr.reverse` (coin type 60): ENS's ReverseRegistrar from npm. */
   reverseRegistrar: string;
+  /** `default.reverse` (ENSIP-19 default EVM coin type). */
+  defaultReverseRegistrar: string;
+  /** `80002105.reverse` (Base), falling back to the default registrar. */
+  baseReverseRegistrar: string;
   baseRegistrar: string;
   nameWrapper: string;
   universalResolver: string;
+  /** Multicall3 at its canonical address. */
+  multicall3: string;
 }
 
 export class EnsFixtureError extends Error {
@@ -137,19 +165,34 @@ export class EnsFixture {
       namehash('eth'),
     ]);
     const nameWrapper = await deploy(deployer, nameWrapperTestDoubleArtifact, [registryAddress]);
-    const universalResolver = await deploy(deployer, universalResolverTestDoubleArtifact, [registryAddress]);
+    const universalResolver = await deploy(deployer, universalResolverArtifact, [
+      registryAddress,
+      [LOCAL_BATCH_GATEWAY],
+    ]);
     const publicResolverAddress = await publicResolver.getAddress();
     const reverseRegistrar = await deploy(deployer, ensNpmArtifacts.reverseRegistrar, [
       registryAddress,
       publicResolverAddress,
     ]);
+    const defaultReverseRegistrar = await deploy(deployer, reverseNameRegistrarArtifact, [
+      DEFAULT_EVM_COIN_TYPE,
+      ZeroAddress,
+    ]);
+    const baseReverseRegistrar = await deploy(deployer, reverseNameRegistrarArtifact, [
+      BASE_COIN_TYPE,
+      await defaultReverseRegistrar.getAddress(),
+    ]);
+    await placeMulticall3(provider, deployer);
     const addresses: EnsDeployment = {
       ensRegistry: registryAddress,
       publicResolver: publicResolverAddress,
       reverseRegistrar: await reverseRegistrar.getAddress(),
+      defaultReverseRegistrar: await defaultReverseRegistrar.getAddress(),
+      baseReverseRegistrar: await baseReverseRegistrar.getAddress(),
       baseRegistrar: await baseRegistrar.getAddress(),
       nameWrapper: await nameWrapper.getAddress(),
       universalResolver: await universalResolver.getAddress(),
+      multicall3: MULTICALL3_ADDRESS,
     };
     const fixture = new EnsFixture(provider, deployer, addresses);
     fixture.signers.set(deployerWallet.address.toLowerCase(), deployer);
@@ -161,6 +204,18 @@ export class EnsFixture {
       labelhash('addr'),
       addresses.reverseRegistrar,
     ]);
+    for (const [label, resolver] of [
+      ['default', addresses.defaultReverseRegistrar],
+      [BASE_COIN_TYPE.toString(16), addresses.baseReverseRegistrar],
+    ] as const) {
+      await fixture.send(registry, deployer, 'setSubnodeRecord', [
+        namehash('reverse'),
+        labelhash(label),
+        owner,
+        resolver,
+        0,
+      ]);
+    }
     await fixture.send(registry, deployer, 'setSubnodeOwner', [
       root,
       labelhash('eth'),
@@ -178,7 +233,10 @@ export class EnsFixture {
       reverseRegistrar: () => ensNpmArtifacts.reverseRegistrar,
       baseRegistrar: () => ensNpmArtifacts.baseRegistrar,
       nameWrapper: () => nameWrapperTestDoubleArtifact,
-      universalResolver: () => universalResolverTestDoubleArtifact,
+      universalResolver: () => universalResolverArtifact,
+      defaultReverseRegistrar: () => reverseNameRegistrarArtifact,
+      baseReverseRegistrar: () => reverseNameRegistrarArtifact,
+      multicall3: () => multicall3Artifact,
     };
     return new Contract(this.addresses[name], artifacts[name]().abi, this.deployer);
   }
@@ -362,13 +420,33 @@ export class EnsFixture {
     return this.resolverCall(name, 'setContenthash', [value]);
   }
 
-  /** Sets the primary name of `account` (address or private key) through ReverseRegistrar.setName. */
-  async setReverseName(account: string, name: string): Promise<void> {
-    await this.send(this.contract('reverseRegistrar'), this.signerOf(account), 'setName', [name]);
+  /**
+   * Sets the primary name of `account` (address or private key) for `coinType`: 60 through ENS's
+   * ReverseRegistrar.setName (`addr.reverse`), the ENSIP-19 default EVM coin type and Base through their
+   * reverse registrars.
+   */
+  async setReverseName(account: string, name: string, coinType: number = ETH_COIN_TYPE): Promise<void> {
+    const registrars: Record<number, keyof EnsDeployment> = {
+      [ETH_COIN_TYPE]: 'reverseRegistrar',
+      [DEFAULT_EVM_COIN_TYPE]: 'defaultReverseRegistrar',
+      [BASE_COIN_TYPE]: 'baseReverseRegistrar',
+    };
+    const registrar = registrars[coinType];
+    if (!registrar) throw new EnsFixtureError(`no reverse registrar for coin type ${coinType} on this chain`);
+    await this.send(this.contract(registrar), this.signerOf(account), 'setName', [name]);
   }
 
-  /** Deploys ENS's real OffchainResolver (npm artifact) with a gateway URL template and trusted signers. */
+  /**
+   * Deploys our SignedOffchainResolver (ENSIP-10, EIP-3668 signed answers, ENSIP-22 multicall) with a gateway URL
+   * template and trusted signers.
+   */
   async deployOffchainResolver(url: string, signers: string[]): Promise<string> {
+    const resolver = await deploy(this.deployer, signedOffchainResolverArtifact, [url, signers]);
+    return resolver.getAddress();
+  }
+
+  /** Deploys ENS's own OffchainResolver (npm artifact, no ENSIP-22): the universal resolver batches its lookups. */
+  async deployEnsOffchainResolver(url: string, signers: string[]): Promise<string> {
     const resolver = await deploy(this.deployer, ensNpmArtifacts.offchainResolver, [url, signers]);
     return resolver.getAddress();
   }
@@ -384,7 +462,17 @@ export class EnsFixture {
   }
 }
 
-/** Deploys ENS (real npm artifacts + our test doubles) on the chain at `rpcUrl`. */
+/**
+ * Multicall3 at its canonical address: deployed once, then its runtime code copied there with `anvil_setCode`
+ * (the canonical address comes from a presigned transaction that a local chain cannot replay).
+ */
+async function placeMulticall3(provider: JsonRpcProvider, deployer: NonceManager): Promise<void> {
+  const deployed = await deploy(deployer, multicall3Artifact);
+  const code = await provider.getCode(await deployed.getAddress());
+  await provider.send('anvil_setCode', [MULTICALL3_ADDRESS, code]);
+}
+
+/** Deploys ENS (real npm artifacts + our implementations of what npm lacks) on the chain at `rpcUrl`. */
 export function deployEns(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
   return EnsFixture.deploy(rpcUrl, deployerKey);
 }

@@ -24,11 +24,6 @@ export interface TestGatewayOptions {
   records?: Record<string, GatewayRecord>;
   /** Validity of each signed answer, default 300 seconds. */
   ttlSeconds?: number;
-  /**
-   * The OffchainResolver the signatures are for. Default: the `{sender}` of the request (correct when the
-   * resolver is called directly; behind a universal resolver the sender is the universal resolver, so set it).
-   */
-  resolverAddress?: string;
 }
 
 export interface TestGateway {
@@ -41,7 +36,6 @@ export interface TestGateway {
   /** Number of requests received (faulty ones included). */
   requestCount(): number;
   setFault(kind: GatewayFault | null): void;
-  setResolverAddress(address: string): void;
   stop(): Promise<void>;
 }
 
@@ -105,7 +99,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGateway> {
   const records = opts.records ?? {};
   const ttlSeconds = opts.ttlSeconds ?? 300;
-  let resolverAddress = opts.resolverAddress ? getAddress(opts.resolverAddress) : undefined;
   let fault: GatewayFault | null = null;
   let count = 0;
   const wrongKey = Wallet.createRandom().privateKey;
@@ -137,7 +130,7 @@ export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGa
       const result = answerResolverCall(records[name], data);
       const signed = signOffchainResolverResponse({
         signerKey: fault === 'bad-signature' ? wrongKey : opts.signerKey,
-        sender: resolverAddress ?? getAddress(sender),
+        sender: getAddress(sender),
         request: callData,
         result,
         expires: Math.floor(Date.now() / 1000) + ttlSeconds,
@@ -163,9 +156,6 @@ export async function startTestGateway(opts: TestGatewayOptions): Promise<TestGa
     requestCount: () => count,
     setFault: (kind) => {
       fault = kind;
-    },
-    setResolverAddress: (address) => {
-      resolverAddress = getAddress(address);
     },
     stop: () =>
       new Promise<void>((resolve) => {

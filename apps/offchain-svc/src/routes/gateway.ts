@@ -11,9 +11,9 @@ import { offchainProblems } from '../problems';
 
 export interface GatewayOptions {
   signerKey?: string;
-  /** Address the answers are signed for; default: the request's sender. */
-  resolverAddress?: string;
   ttlSeconds: number;
+  /** One ceiling for all clients together (GATEWAY_RATE_LIMIT_PER_MINUTE). */
+  rateLimitPerMinute: number;
   /** Clock in ms, for tests. */
   now?: () => number;
   /** Told the outcome of every answer: `signed`, or the problem's code (for the gateway metrics). */
@@ -75,7 +75,7 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
     const expires = Math.floor(now() / 1000) + options.ttlSeconds;
     const data = signOffchainResolverResponse({
       signerKey: options.signerKey,
-      sender: options.resolverAddress ?? sender,
+      sender,
       request: callData,
       result,
       expires,
@@ -84,13 +84,22 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
   }
 
   const description =
-    'EIP-3668 gateway for ENS’s OffchainResolver: answers `resolve(bytes name, bytes data)` for addr(bytes32), ' +
-    'addr(bytes32,uint256), text(bytes32,string), contenthash(bytes32) and multicall(bytes[]) of those. The answer ' +
-    'is `abi.encode(bytes result, uint64 expires, bytes signature)`, signed with the gateway key for ' +
-    'GATEWAY_RESOLVER_ADDRESS when configured (only needed behind a universal resolver that re-emits lookups with ' +
-    'itself as sender, like the test double), else for `sender`; ' +
-    '`expires` is now + GATEWAY_TTL_SECONDS. A name the service does not hold answers every record as unset. ' +
-    'The node inside `data` is not consulted: the DNS-encoded name decides.';
+    'EIP-3668 gateway for our SignedOffchainResolver (and ENS’s OffchainResolver, which verifies the same ' +
+    'signatures): answers `resolve(bytes name, bytes data)` for addr(bytes32), addr(bytes32,uint256), ' +
+    'text(bytes32,string), contenthash(bytes32) and multicall(bytes[]) of those (ENSIP-22: a whole profile in one ' +
+    'request). The answer is `abi.encode(bytes result, uint64 expires, bytes signature)`, signed with the gateway ' +
+    'key for `sender` (the resolver, or the universal resolver that re-raised the lookup; SignedOffchainResolver ' +
+    'accepts both); `expires` is now + GATEWAY_TTL_SECONDS. A name the service does not hold answers every ' +
+    'record as unset. The node inside `data` is not consulted: the DNS-encoded name decides. Rate limit: one ' +
+    'ceiling of GATEWAY_RATE_LIMIT_PER_MINUTE requests for all clients together (default 60000, shared by ' +
+    'replicas through Redis), not per client IP: batch gateways carry every user’s lookups from a few addresses.';
+  const rateLimit = {
+    name: 'gateway',
+    windowMs: 60_000,
+    limit: options.rateLimitPerMinute,
+    key: () => 'all',
+    replacesGlobal: true,
+  };
 
   return [
     defineRoute({
@@ -102,6 +111,7 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
       params: z.object({ sender: gatewayRequest.shape.sender, data: gatewayRequest.shape.data }),
       responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
       problems,
+      rateLimit,
       handler: ({ params }) => answer(params.sender, params.data),
     }),
     defineRoute({
@@ -113,6 +123,7 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
       body: gatewayRequest,
       responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
       problems,
+      rateLimit,
       handler: ({ body }) => answer(body.sender, body.data),
     }),
   ];

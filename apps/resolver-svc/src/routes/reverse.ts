@@ -7,10 +7,16 @@ import {
   type BulkReverseResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { ETH_COIN_TYPE } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
 import { addressRouteProblems, parseBulkItem, bulkRouteProblems, orUpstreamProblem } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { cacheControlHeader, runBulk, setCacheControl, type RouteContext } from './context';
+
+/** ENSIP-19 coin type of the request: `coinType`, else `chain`'s, else 60 (Ethereum). */
+function requestedCoinType(query: { coinType?: number; chain?: number }): number {
+  return query.coinType ?? query.chain ?? ETH_COIN_TYPE;
+}
 
 function reverseSelection(
   query: { texts?: string[]; contenthash?: boolean },
@@ -33,7 +39,8 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         'One entry per distinct input address, in input order (duplicate inputs are removed). An entry that ' +
         'fails (invalid address, upstream failure) is `type: "error"` with the status, code and detail the ' +
         'single endpoint would have answered; it does not fail the others. `addresses` lists the addresses, so ' +
-        'the address records of each profile are selected with `records` (chain names or coin types).',
+        'the address records of each profile are selected with `records` (chain names or coin types). ' +
+        '`coinType` or `chain` selects the ENSIP-19 primary name (default coin type 60), as for one address.',
       tags: ['reverse'],
       query: bulkReverseQuerySchema,
       responses: {
@@ -57,6 +64,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
             const reverse = await ctx.resolution.reverseProfile(
               network,
               address,
+              requestedCoinType(query),
               selection,
               query.noCache ?? false,
             );
@@ -74,8 +82,10 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       path: '/ens/v2/reverse/:address/profile',
       summary: 'Primary name and profile of an address',
       description:
-        'The primary name comes from the reverse record (ENSIP-19, coin type 60) and counts only when verified: ' +
-        'the name must be normalised and its forward `addr` must equal the requested address. Otherwise 200 with ' +
+        'The primary name is the ENSIP-19 reverse record of the requested coin type (`coinType`, or the coin type ' +
+        'of `chain`; default 60, Ethereum; `base` reads the Base primary name, falling back to the default EVM ' +
+        'name as ENSIP-19 specifies) and counts only when verified: the name must be normalised and its forward ' +
+        'address of that same coin type must equal the requested address. Otherwise 200 with ' +
         '`hasReverseRecord: false` and null `name`, `avatar`, `displayName`, `description` and `profile`. ' +
         '`avatar`, `displayName` and `description` are the `avatar`, `name` and `description` text records, ' +
         'always resolved; `profile.texts` lists the requested keys. `noCache` applies to both lookups.',
@@ -97,6 +107,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
           ctx.resolution.reverseProfile(
             network,
             params.address,
+            requestedCoinType(query),
             reverseSelection(query, query.addresses),
             query.noCache ?? false,
           ),

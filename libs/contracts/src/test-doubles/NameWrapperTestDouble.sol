@@ -11,6 +11,14 @@ interface IENSRegistryForWrapper {
     function setSubnodeRecord(bytes32 node, bytes32 label, address owner, address resolver, uint64 ttl) external;
 }
 
+interface IBaseRegistrarForWrapper {
+    function ownerOf(uint256 tokenId) external view returns (address);
+    function isApprovedForAll(address owner, address operator) external view returns (bool);
+    function transferFrom(address from, address to, uint256 tokenId) external;
+    function reclaim(uint256 id, address owner) external;
+    function nameExpires(uint256 id) external view returns (uint256);
+}
+
 interface IAuthorisingResolver {
     function setAuthorisation(bytes32 node, address target, bool isAuthorised) external;
 }
@@ -75,6 +83,38 @@ contract NameWrapperTestDouble {
     function canModifyName(bytes32 node, address addr) public view returns (bool) {
         address owner = _owners[uint256(node)];
         return owner != address(0) && (owner == addr || isApprovedForAll(owner, addr));
+    }
+
+    bytes32 internal constant ETH_NODE = 0x93cdeb708b7545dc668eb9280176169d1c33cfd8ed6f04690a0bcc88a93fc4ae;
+    uint32 internal constant PARENT_CANNOT_CONTROL = 1 << 16;
+    uint32 internal constant IS_DOT_ETH = 1 << 17;
+    uint64 internal constant GRACE_PERIOD = 90 days;
+
+    /// @notice Wraps the .eth 2LD `label` as the real NameWrapper does: takes the registrar's ERC-721 token (the
+    ///         caller owns it, or the owner approved the caller there, and the owner approved this contract there),
+    ///         becomes the registry owner, sets `resolver`, and mints the token to `wrappedOwner` with
+    ///         PARENT_CANNOT_CONTROL | IS_DOT_ETH and the registration's expiry plus the 90-day grace period. The
+    ///         registrar is the registry owner of `eth`.
+    function wrapETH2LD(
+        string calldata label,
+        address wrappedOwner,
+        uint16 ownerControlledFuses,
+        address resolver
+    ) external returns (uint64 expiry) {
+        IBaseRegistrarForWrapper registrar = IBaseRegistrarForWrapper(ens.owner(ETH_NODE));
+        uint256 tokenId = uint256(keccak256(bytes(label)));
+        address registrant = registrar.ownerOf(tokenId);
+        bytes32 node = keccak256(abi.encodePacked(ETH_NODE, bytes32(tokenId)));
+        if (registrant != msg.sender && !registrar.isApprovedForAll(registrant, msg.sender)) {
+            revert Unauthorised(node, msg.sender);
+        }
+        if (wrappedOwner == address(0) || wrappedOwner == address(this)) revert IncorrectTargetOwner(wrappedOwner);
+        registrar.transferFrom(registrant, address(this), tokenId);
+        registrar.reclaim(tokenId, address(this));
+        if (resolver != address(0)) ens.setResolver(node, resolver);
+        expiry = uint64(registrar.nameExpires(tokenId)) + GRACE_PERIOD;
+        names[node] = abi.encodePacked(uint8(bytes(label).length), bytes(label), uint8(3), 'eth', uint8(0));
+        _mint(node, wrappedOwner, uint32(ownerControlledFuses) | PARENT_CANNOT_CONTROL | IS_DOT_ETH, expiry);
     }
 
     /// @notice Wraps `name`, owned in the registry by the caller (or an operator the owner approved there).
