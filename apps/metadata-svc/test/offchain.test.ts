@@ -65,7 +65,6 @@ beforeAll(async () => {
 
   const offchain = await startOffchainService({
     GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
-    GATEWAY_RESOLVER_ADDRESS: resolver,
     BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
     BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
   });

@@ -92,6 +92,10 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   const offchainResolver = await ens.deployOffchainResolver(gateway.url, [gateway.signerAddress]);
   await ens.registerEthName('offchain', deployer, { resolver: offchainResolver });
   await ens.setReverseName(bob, 'bob.offchain.eth');
+  // ENS's own OffchainResolver (no ENSIP-22): the universal resolver batches its lookups through the batch gateway
+  const legacyResolver = await ens.deployEnsOffchainResolver(gateway.url, [gateway.signerAddress]);
+  await ens.registerEthName('legacy', deployer, { resolver: legacyResolver });
+  gateway.records['bob.legacy.eth'] = { texts: { name: 'Bob (batched)' } };
 
   const proxy = await startRpcProxy(chain.anvil.rpcUrl);
   const redis = await createTestRedis();

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -157,5 +158,63 @@ describe('CCIP-Read gateway failures answer 502 UPSTREAM_ERROR and are not cache
     fx.gateway.setFault(null);
     const ok = await request(svc.app).get('/ens/v2/profile/bob.offchain.eth?texts=name').expect(200);
     expect(ok.body.texts).toEqual([{ key: 'name', exists: true, value: 'Bob' }]);
+  });
+});
+
+describe('ENSIP-21 batch gateway failures answer 502 UPSTREAM_ERROR carrying the inner failure', () => {
+  afterEach(() => fx.gateway.setFault(null));
+  const path = '/ens/v2/profile/bob.legacy.eth?texts=name,description&addresses=eth&noCache=true';
+
+  it('the batch runs in the service: one request per record, answered', async () => {
+    const res = await request(svc.app).get(path).expect(200);
+    expect(res.body.texts[0]).toEqual({ key: 'name', exists: true, value: 'Bob (batched)' });
+  });
+
+  it('a failing inner request', async () => {
+    fx.gateway.setFault('http-500');
+    const upstream = expectUpstreamProblem(await request(svc.app).get(path));
+    expect(upstream).toEqual({ code: 'HttpError', message: expect.stringMatching(/gateway HTTP 500/) });
+  });
+
+  it('an inner URL the CCIP-Read URL policy refuses', async () => {
+    const strict = await buildService(
+      fx.env({ CCIP_READ_ALLOWED_ORIGINS: '', CACHE_REDIS_PREFIX: `strict${Date.now()}:` }),
+    );
+    try {
+      const upstream = expectUpstreamProblem(await request(strict.app).get(path));
+      expect(upstream.message).toMatch(/refused.*only https/);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('a remote batch gateway that answers garbage, or never answers', async () => {
+    const hole = await startBlackHole();
+    const garbage = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"data":"0x00"}');
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    const garbageUrl = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}`;
+    try {
+      for (const gatewayUrl of [garbageUrl, hole.url]) {
+        const remote = await buildService(
+          fx.env({
+            RPC_TIMEOUT_MS: '1000',
+            BATCH_GATEWAY_URLS: `${gatewayUrl}/batch`,
+            CCIP_READ_ALLOWED_ORIGINS: `http://127.0.0.1:${fx.gateway.port},${gatewayUrl}`,
+            CACHE_REDIS_PREFIX: `remote${Date.now()}:`,
+          }),
+        );
+        try {
+          expectUpstreamProblem(await request(remote.app).get(path));
+        } finally {
+          await remote.close();
+        }
+      }
+    } finally {
+      await hole.stop();
+      await new Promise((resolve) => garbage.close(resolve));
+    }
   });
 });
