@@ -16,7 +16,7 @@ const esmPackages = [
 ];
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/scripts'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/scripts', '<rootDir>/k8s'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j|mj|cj)s$': [

@@ -16,6 +16,7 @@ import {
 } from '@nrp/server';
 import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
 import {
+  type AnvilNode,
   BASE_COIN_TYPE,
   deployEns,
   type DevStackContext,
@@ -36,7 +37,7 @@ import * as resolver from '../apps/resolver-svc/src/dev-stack';
 import * as resolverService from '../apps/resolver-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
 
-interface ServiceModule {
+export interface ServiceModule {
   key: keyof DevStackContext['services'];
   name: string;
   port: number;
@@ -54,7 +55,7 @@ function port(variable: string, fallback: number): number {
   return value;
 }
 
-const services: ServiceModule[] = [
+export const services: ServiceModule[] = [
   // The offchain service first: its hook deploys the resolver of offchain.eth that the others may resolve through.
   {
     key: 'offchain',
@@ -120,6 +121,63 @@ async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: 
   await ens.setReverseName(owner, 'demo.eth', DEFAULT_EVM_COIN_TYPE);
 }
 
+export interface DevChain {
+  ctx: DevStackContext;
+  /** What each service's hook added, in `services` order. */
+  contributions: Map<ServiceModule, DevStackContribution>;
+}
+
+/**
+ * ENS and the demo names on `anvil`, then every service's hook, for services that will listen at `urls`. Used by
+ * `npm start` and by the image smoke test (`scripts/images-smoke.ts`), so both run the same chain.
+ */
+export async function prepareDevChain(
+  anvil: AnvilNode,
+  urls: DevStackContext['services'],
+  dataDir: string,
+  host: string,
+): Promise<DevChain> {
+  const [owner] = anvil.accounts;
+  if (!owner) throw new Error('anvil started without accounts');
+  const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
+  try {
+    await seedDemoNames(ens, owner.address);
+    const contracts: Record<string, string> = { ...ens.addresses };
+    const ctx: DevStackContext = {
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      network: 'sepolia',
+      contracts,
+      accounts: anvil.accounts,
+      services: urls,
+      dataDir,
+      env: {
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        HOST: host,
+        SEPOLIA_RPC_URL: anvil.rpcUrl,
+        SEPOLIA_ENS_REGISTRY: ens.addresses.ensRegistry,
+        SEPOLIA_NAME_WRAPPER: ens.addresses.nameWrapper,
+        SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
+        SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
+        SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
+        // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
+        CCIP_READ_ALLOWED_ORIGINS: new URL(urls.offchain).origin,
+        // metadata-svc and mint-svc relay their webhook events to offchain-svc with this token (fresh per run).
+        EVENTS_INGEST_TOKEN: randomBytes(24).toString('hex'),
+      },
+    };
+    const contributions = new Map<ServiceModule, DevStackContribution>();
+    for (const service of services) {
+      const contribution = await service.hook(ctx);
+      Object.assign(contracts, contribution.contracts);
+      contributions.set(service, contribution);
+    }
+    return { ctx, contributions };
+  } finally {
+    ens.destroy();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
@@ -139,59 +197,25 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop(0));
 
   try {
-    const [owner] = anvil.accounts;
-    if (!owner) throw new Error('anvil started without accounts');
-    const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
-    await seedDemoNames(ens, owner.address);
-    const contracts: Record<string, string> = { ...ens.addresses };
-    const ctx: DevStackContext = {
-      rpcUrl: anvil.rpcUrl,
-      chainId: anvil.chainId,
-      network: 'sepolia',
-      contracts,
-      accounts: anvil.accounts,
-      services: Object.fromEntries(
-        services.map((s) => [s.key, `http://${host}:${s.port}`]),
-      ) as DevStackContext['services'],
-      dataDir,
-      env: {
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-        HOST: host,
-        SEPOLIA_RPC_URL: anvil.rpcUrl,
-        SEPOLIA_ENS_REGISTRY: ens.addresses.ensRegistry,
-        SEPOLIA_NAME_WRAPPER: ens.addresses.nameWrapper,
-        SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
-        SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
-        SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
-        // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
-        CCIP_READ_ALLOWED_ORIGINS: `http://${host}:${services.find((s) => s.key === 'offchain')?.port ?? 3003}`,
-        // metadata-svc and mint-svc relay their webhook events to offchain-svc with this token (fresh per run).
-        EVENTS_INGEST_TOKEN: randomBytes(24).toString('hex'),
-      },
-    };
-
+    const urls = Object.fromEntries(
+      services.map((s) => [s.key, `http://${host}:${s.port}`]),
+    ) as DevStackContext['services'];
+    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, host);
     // Every variable given to `npm start` (SIWE_DOMAINS, CORS_ORIGINS, …) wins over the stack's own defaults;
     // the listen address and ports are the stack's (METADATA_PORT, … set those).
     const { HOST: _host, PORT: _port, ...given } = process.env;
-    const contributions = new Map<ServiceModule, DevStackContribution>();
-    for (const service of services) {
-      const contribution = await service.hook(ctx);
-      Object.assign(contracts, contribution.contracts);
-      contributions.set(service, contribution);
-    }
     for (const service of services) {
       const env = { ...ctx.env, ...contributions.get(service)?.env, ...given, PORT: String(service.port) };
       const config = loadConfig(service.schema, env);
       running.push(await startService(service.name, config, service.factory, { handleSignals: false }));
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
-    ens.destroy();
 
     const all = [...contributions.values()];
     const stack = {
       services: ctx.services,
       chain: { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, network: 'sepolia' },
-      contracts,
+      contracts: ctx.contracts,
       names: { onchain: 'demo.eth', ...Object.assign({}, ...all.map((c) => c.names)) },
       offchainApiKey: all.find((c) => c.offchainApiKey)?.offchainApiKey ?? null,
       accounts: anvil.accounts,
@@ -215,4 +239,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+if (require.main === module) void main();

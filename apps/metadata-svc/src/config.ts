@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -19,7 +19,7 @@ export const configSchema = baseConfigSchema(3001)
       .default('http://localhost:3001')
       .transform((u) => u.replace(/\/+$/, '')),
     /** `host[:port]` values accepted in the first line of sign-in messages. */
-    SIWE_DOMAINS: commaSeparated.default(['localhost:3001', 'localhost', 'localhost:3000']),
+    SIWE_DOMAINS: hostList.default(['localhost:3001', 'localhost', 'localhost:3000']),
     /** Offchain subname service base URL (ownership and token lookup of offchain subnames). */
     OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
     OFFCHAIN_TIMEOUT_MS: positiveInt.default(5000),

@@ -1,9 +1,16 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createProvider, NETWORK_NAMES, networksFromEnv, type NetworkName } from '@nrp/chain';
+import { Gauge } from 'prom-client';
+import {
+  createProvider,
+  NETWORK_NAMES,
+  networksFromEnv,
+  observeRpcCalls,
+  type NetworkName,
+} from '@nrp/chain';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
-  readPackageVersion,
+  createServiceMetrics,
   redisFromConfig,
   startPeriodic,
   type Logger,
@@ -27,6 +34,8 @@ import { createOffchainClient } from './offchain-client';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
+import { countPending } from './data/images';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */
@@ -96,12 +105,14 @@ export async function createMetadataService(
         BLOB_DIR: config.BLOB_DIR,
       }),
     );
+  const metrics = createServiceMetrics(SERVICE_NAME);
   const networkConfigs = networksFromEnv(config);
   const networks = Object.fromEntries(
-    NETWORK_NAMES.map((name) => [
-      name,
-      { config: networkConfigs[name], provider: createProvider(networkConfigs[name]) },
-    ]),
+    NETWORK_NAMES.map((name) => {
+      const provider = createProvider(networkConfigs[name]);
+      observeRpcCalls(provider, metrics.rpcCallsOf(name));
+      return [name, { config: networkConfigs[name], provider }];
+    }),
   ) as unknown as Record<NetworkName, NetworkAccess>;
   onShutdown.push(async () => {
     for (const access of Object.values(networks)) access.provider.destroy();
@@ -124,6 +135,22 @@ export async function createMetadataService(
     ),
     onImageChange: (network, node) => invalidate(network, node),
   };
+  new Gauge({
+    name: 'pending_uploads',
+    help: 'Avatar and header uploads pending their on-chain record, by state (waiting, expired: not discarded yet).',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      try {
+        const counts = await countPending(context.db, context.now());
+        this.set({ state: 'waiting' }, counts.waiting);
+        this.set({ state: 'expired' }, counts.expired);
+      } catch (err) {
+        // /metrics still answers; /ready reports the database.
+        logger.warn({ err }, 'pending uploads could not be counted');
+      }
+    },
+  });
   const token = tokenRoutes(context);
   invalidate = (network, node) => token.caches.invalidate(network, node);
 
@@ -141,12 +168,13 @@ export async function createMetadataService(
   const app = createApp({
     service: SERVICE_NAME,
     version: API_VERSION,
-    description: `${description}\n\nBuild ${readPackageVersion(require.resolve('../package.json'))}.`,
+    description: `${description}\n\nBuild ${version}.`,
     logger,
     routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
     readiness,
     config,
     redis,
+    metrics,
   });
 
   const pendingWorker = startPeriodic(
@@ -175,7 +203,7 @@ export async function createMetadataService(
     stopNonceSweeper,
     () => eventRelay.stop(),
   );
-  return { app, onShutdown, context };
+  return { app, version, onShutdown, context };
 }
 
 export const createService: ServiceFactory<Config> = (config, logger) =>

@@ -48,6 +48,7 @@ beforeAll(async () => {
     'svg',
     'hdr',
     'crowd',
+    'counted',
   ]) {
     await chain.ens.registerEthName(label, alice.address);
   }
@@ -511,5 +512,26 @@ describe('delete', () => {
 
   it('namehash of the stored rows matches the name', async () => {
     for (const row of await imageRows(h.db)) expect(row.node).toBe(namehash(row.name));
+  });
+});
+
+// Last: it moves the service's clock past the pending window.
+describe('metrics', () => {
+  it('counts pending uploads by state, and the RPC calls behind the checks, at /metrics', async () => {
+    const sample = async (name: string, label: string) => {
+      const text = (await request(app).get('/metrics').expect(200)).text;
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const waiting = await sample('pending_uploads', 'state="waiting"');
+    const expired = await sample('pending_uploads', 'state="expired"');
+    const fields = await signedFields(app, alice);
+    await upload(app, path('counted.eth'), 'avatar', image, fields).expect(200);
+    expect(await sample('pending_uploads', 'state="waiting"')).toBe(waiting + 1);
+
+    h.advance(Number(h.config.PENDING_WINDOW_MS) + 1);
+    expect(await sample('pending_uploads', 'state="waiting"')).toBe(0);
+    expect(await sample('pending_uploads', 'state="expired"')).toBe(expired + waiting + 1);
+    expect(await sample('rpc_call_duration_seconds_count', 'outcome="ok"')).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { eventRelayEnvSchema } from '@nrp/outbox';
-import { baseConfigSchema, commaSeparated, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 
 const optionalAddress = optionalString.pipe(
   z
@@ -42,7 +42,7 @@ export const configSchema = baseConfigSchema(3002)
     /** Lifetime of a signed mint (seconds from signing to `signatureExpiry`). */
     SIGNATURE_TTL_SECONDS: positiveInt.default(600),
     /** `host[:port]` values accepted in the first line of sign-in messages. */
-    SIWE_DOMAINS: commaSeparated.default(['localhost:3002', 'localhost', 'localhost:3000']),
+    SIWE_DOMAINS: hostList.default(['localhost:3002', 'localhost', 'localhost:3000']),
     NONCE_TTL_MS: positiveInt.default(5 * 60_000),
     /** How often expired nonces are deleted (0 disables). */
     NONCE_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),

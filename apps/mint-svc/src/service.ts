@@ -1,13 +1,13 @@
 import { Interface, Wallet } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createProvider, networksFromEnv, type NetworkName } from '@nrp/chain';
+import { createProvider, networksFromEnv, observeRpcCalls, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
   createApp,
-  readPackageVersion,
+  createServiceMetrics,
   redisFromConfig,
   type Logger,
   type ServiceInstance,
@@ -23,6 +23,7 @@ import { nonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -111,6 +112,8 @@ export async function buildService(
   const onShutdown: Array<() => Promise<void>> = [];
   if (!options.db) onShutdown.push(() => database.close());
   const networks = networkContexts(config);
+  const metrics = createServiceMetrics(SERVICE_NAME);
+  for (const [name, net] of Object.entries(networks)) observeRpcCalls(net.provider, metrics.rpcCallsOf(name));
   onShutdown.push(async () => {
     for (const net of Object.values(networks)) net.provider.destroy();
   });
@@ -180,12 +183,12 @@ export async function buildService(
 
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [
       estimateRoute(ctx),
-      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE),
+      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
       ...listingRoutes(ctx),
       nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
       verifyMinterRoute(ctx),
@@ -193,12 +196,13 @@ export async function buildService(
     readiness,
     config,
     redis,
+    metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, onShutdown, ctx };
+  return { app, version, onShutdown, ctx };
 }
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
   const { app, onShutdown } = await buildService(config, logger);
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };

@@ -458,6 +458,24 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
   });
 
   describe('signing and minting on-chain', () => {
+    it('counts the signatures it hands out and the RPC calls behind them at /metrics', async () => {
+      const sample = async (name: string, labels: string[]) => {
+        const text = (await request(env.app).get('/metrics').expect(200)).text;
+        const line = text
+          .split('\n')
+          .find((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)));
+        return line ? Number(line.split(' ').pop()) : 0;
+      };
+      const signatures = await sample('mint_signatures_total', ['network="sepolia"']);
+      const calls = await sample('rpc_call_duration_seconds_count', ['network="sepolia"', 'outcome="ok"']);
+      await mint({ parentName: 'mint.eth', label: 'counted', minterAddress: minter }).expect(200);
+      await mint({ parentName: 'mint.eth', label: 'taken', minterAddress: minter }).expect(400);
+      expect(await sample('mint_signatures_total', ['network="sepolia"'])).toBe(signatures + 1);
+      expect(
+        await sample('rpc_call_duration_seconds_count', ['network="sepolia"', 'outcome="ok"']),
+      ).toBeGreaterThan(calls);
+    });
+
     it('the service signature is the EIP-712 digest the controller computes', async () => {
       const res = await mint({ parentName: 'mint.eth', label: 'digest', minterAddress: minter }).expect(200);
       const [ctx] = mintArgs(res.body);

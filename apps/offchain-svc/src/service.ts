@@ -1,6 +1,6 @@
 import {
   createApp,
-  readPackageVersion,
+  createServiceMetrics,
   redisFromConfig,
   startPeriodic,
   type Logger,
@@ -18,6 +18,7 @@ import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
 import { deliverDue, type WebhookSettings } from './webhooks';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'offchain-svc';
 
@@ -90,9 +91,10 @@ export const createService = async (
   };
   const events = eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS);
 
+  const metrics = createServiceMetrics(SERVICE_NAME);
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [
@@ -103,12 +105,14 @@ export const createService = async (
         signerKey: config.GATEWAY_SIGNER_KEY,
         ttlSeconds: config.GATEWAY_TTL_SECONDS,
         rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+        onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
       }),
     ],
     readiness,
     config,
     redis,
     jsonLimit: '1mb',
+    metrics,
   });
   const deliveries = startPeriodic(
     'webhook-deliveries',
@@ -130,7 +134,7 @@ export const createService = async (
     () => deliveries.stop(),
     () => retention.stop(),
   );
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };
 
 /** The factory shape `main.ts` and the dev stack use. */

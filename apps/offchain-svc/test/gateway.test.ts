@@ -349,4 +349,25 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
       }
     });
   });
+
+  it('counts its answers by outcome at /metrics', async () => {
+    const count = async (outcome: string) => {
+      const text = (await request(svc.app).get('/metrics').expect(200)).text;
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('ccip_gateway_answers_total{') && l.includes(`outcome="${outcome}"`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const signed = await count('signed');
+    const invalid = await count('INVALID_CCIP_REQUEST');
+    const name = 'alice.offchain.eth';
+    await request(svc.app)
+      .get(`/api/v1/gateway/${resolverAddress}/${resolveCall(name, textCall(name, 'avatar'))}.json`)
+      .expect(200);
+    await request(svc.app)
+      .get(`/api/v1/gateway/${resolverAddress}/${textCall(name, 'x')}.json`)
+      .expect(400);
+    expect(await count('signed')).toBe(signed + 1);
+    expect(await count('INVALID_CCIP_REQUEST')).toBe(invalid + 1);
+  });
 });

@@ -26,6 +26,8 @@ export interface ResultCacheOptions {
   prefix: string;
   logger: Logger;
   now?: () => number;
+  /** Told where each non-fresh lookup was answered from (cache metrics; callers joining a flight are not). */
+  onLookup?: (source: CacheSource) => void;
 }
 
 function isEntry(value: unknown): value is CacheEntry<unknown> {
@@ -44,6 +46,7 @@ export class ResultCache {
   private readonly prefix: string;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly onLookup: (source: CacheSource) => void;
 
   constructor(options: ResultCacheOptions) {
     this.memory = new LRUCache({ max: options.maxEntries });
@@ -51,6 +54,7 @@ export class ResultCache {
     this.prefix = options.prefix;
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
+    this.onLookup = options.onLookup ?? (() => undefined);
   }
 
   /**
@@ -61,6 +65,7 @@ export class ResultCache {
     if (!fresh) {
       const hit = this.memory.get(key);
       if (hit && hit.expiresAt > this.now()) {
+        this.onLookup('memory');
         return Promise.resolve({ value: hit.value as T, expiresAt: hit.expiresAt, source: 'memory' });
       }
     }
@@ -91,9 +96,11 @@ export class ResultCache {
       const shared = await this.readShared(key);
       if (shared) {
         this.memory.set(key, shared, { ttl: Math.max(1, shared.expiresAt - this.now()) });
+        this.onLookup('redis');
         return { value: shared.value as T, expiresAt: shared.expiresAt, source: 'redis' };
       }
     }
+    if (!fresh) this.onLookup('upstream');
     const value = await load();
     const expiresAt = this.now() + ttlMs;
     if (ttlMs > 0) {

@@ -32,6 +32,8 @@ export interface ResolutionOptions {
   reverseTtlMs: number;
   /** Upper bound of one lookup; default 3 × the network's RPC timeout. */
   resolveTimeoutMs?: number;
+  /** Called once per provider created (for the RPC metrics). */
+  onProvider?: (network: NetworkName, provider: ChainProvider) => void;
 }
 
 export interface Fresh<T> {
@@ -98,6 +100,7 @@ export class Resolution {
     let provider = this.providers.get(network);
     if (!provider) {
       provider = createProvider(this.options.networks[network]);
+      this.options.onProvider?.(network, provider);
       this.providers.set(network, provider);
     }
     return provider;

@@ -1,5 +1,5 @@
-import { networksFromEnv } from '@nrp/chain';
-import { createApp, readPackageVersion, redisFromConfig, type ServiceFactory } from '@nrp/server';
+import { networksFromEnv, observeRpcCalls } from '@nrp/chain';
+import { createApp, createServiceMetrics, redisFromConfig, type ServiceFactory } from '@nrp/server';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
@@ -9,6 +9,7 @@ import { chainRoutes } from './routes/chains';
 import { profileRoutes } from './routes/profile';
 import { recordRoutes } from './routes/records';
 import { reverseRoutes } from './routes/reverse';
+import { version } from '../package.json';
 
 export const SERVICE_NAME = 'resolver-svc';
 
@@ -42,11 +43,14 @@ A name without resolver or an unknown name is not an error. Failures are never c
 export const createService: ServiceFactory<Config> = async (config, logger) => {
   const onShutdown: Array<() => Promise<void>> = [];
   const redis = redisFromConfig(config, logger, onShutdown);
+  const metrics = createServiceMetrics(SERVICE_NAME);
   const cache = new ResultCache({
     maxEntries: config.CACHE_MAX_ENTRIES,
     redis,
     prefix: config.CACHE_REDIS_PREFIX,
     logger,
+    onLookup: (source) =>
+      metrics.cacheLookups.inc({ cache: 'results', result: source === 'upstream' ? 'miss' : 'hit' }),
   });
   const resolution = new Resolution({
     networks: networksFromEnv(config),
@@ -54,6 +58,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     forwardTtlMs: config.FORWARD_CACHE_TTL_SECONDS * 1000,
     reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
+    onProvider: (network, provider) => observeRpcCalls(provider, metrics.rpcCallsOf(network)),
   });
   const ctx = {
     resolution,
@@ -66,14 +71,15 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
 
   const app = createApp({
     service: SERVICE_NAME,
-    version: readPackageVersion(require.resolve('../package.json')),
+    version,
     description,
     logger,
     routes: [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()],
     readiness,
     config,
     redis,
+    metrics,
   });
   onShutdown.unshift(async () => resolution.destroy());
-  return { app, onShutdown };
+  return { app, version, onShutdown };
 };

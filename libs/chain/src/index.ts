@@ -19,6 +19,7 @@ export {
   type NetworksEnv,
 } from './networks';
 export { ChainProvider, createProvider } from './provider';
+export { observeRpcCalls, type RpcCall, type RpcOutcome } from './rpc-calls';
 export {
   outboundUrlRefusal,
   checkOutboundUrl,

@@ -17,7 +17,7 @@ import {
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
 import type { Logger } from './logger';
-import { createHttpMetrics } from './metrics';
+import { createServiceMetrics, httpMetricsMiddleware, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
@@ -50,6 +50,8 @@ export interface AppOptions {
   /** JSON body limit; default 100kb. */
   jsonLimit?: string;
   readinessTimeoutMs?: number;
+  /** The registry `/metrics` serves, with the domain metrics the service observes; default: a new one. */
+  metrics?: ServiceMetrics;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -80,7 +82,7 @@ export function createApp(options: AppOptions): Express {
   app.set('trust proxy', parseTrustProxy(options.config.TRUST_PROXY));
   app.set('query parser', 'simple');
 
-  const metrics = createHttpMetrics(service);
+  const { registry } = options.metrics ?? createServiceMetrics(service);
   const { redis } = options;
   const readiness: Record<string, ReadinessCheck> = {
     ...options.readiness,
@@ -89,7 +91,7 @@ export function createApp(options: AppOptions): Express {
   const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
 
   app.use(requestContext(logger));
-  app.use(metrics.middleware);
+  app.use(httpMetricsMiddleware(registry));
   app.use(securityHeaders());
   const corsOrigins = options.config.CORS_ORIGINS;
   const allowAll = corsOrigins.includes('*');
@@ -134,7 +136,7 @@ export function createApp(options: AppOptions): Express {
     );
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(registry.contentType).send(await registry.metrics());
   });
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Router } from 'express';
 import type { ProblemDef } from '@nrp/validation';
@@ -36,9 +35,4 @@ export function docsRouter(title: string, problems: ProblemDef[]): Router {
   });
   router.use(express.static(swaggerDir, { index: false, maxAge: '1d' }));
   return router;
-}
-
-export function readPackageVersion(packageJsonPath: string): string {
-  const parsed = JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { version?: string };
-  return parsed.version ?? '0.0.0';
 }

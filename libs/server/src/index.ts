@@ -8,5 +8,4 @@ export * from './rate-limit';
 export * from './redis';
 export * from './route';
 export * from './run';
-export { readPackageVersion } from './docs';
 export * from './service';

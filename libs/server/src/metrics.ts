@@ -1,16 +1,64 @@
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
-export interface HttpMetrics {
+/**
+ * A service's Prometheus registry (one per app, so several apps can live in one process without clashing) with
+ * Node's process metrics and the domain metrics operators watch beside the HTTP histograms. Every service exposes
+ * every family; a family a service never observes has no samples.
+ */
+export interface ServiceMetrics {
   registry: Registry;
-  middleware: RequestHandler;
+  /** JSON-RPC calls by network, method and outcome (`ok`, `error`: the node answered an error, `failed`: no answer). */
+  rpcCalls: Histogram<'network' | 'method' | 'outcome'>;
+  /** Cache lookups by cache and result (`hit`, `miss`). */
+  cacheLookups: Counter<'cache' | 'result'>;
+  /** CCIP-Read gateway answers by outcome (`signed`, or the problem code). */
+  gatewayAnswers: Counter<'outcome'>;
+  /** EIP-712 mint signatures issued, by network. */
+  mintSignatures: Counter<'network'>;
+  /** The callback `observeRpcCalls` (@nrp/chain) takes, recording the calls of one network in `rpcCalls`. */
+  rpcCallsOf(network: string): (call: { method: string; outcome: string; seconds: number }) => void;
 }
 
-/** A registry per app, so several apps can live in one process (tests) without clashing. */
-export function createHttpMetrics(service: string): HttpMetrics {
+export function createServiceMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  const rpcCalls = new Histogram({
+    name: 'rpc_call_duration_seconds',
+    help: 'JSON-RPC calls to the chain nodes in seconds, by network, method and outcome (ok, error, failed).',
+    labelNames: ['network', 'method', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    rpcCalls,
+    rpcCallsOf: (network) => (call) =>
+      rpcCalls.observe({ network, method: call.method, outcome: call.outcome }, call.seconds),
+    cacheLookups: new Counter({
+      name: 'cache_lookups_total',
+      help: 'Cache lookups by cache and result (hit, miss).',
+      labelNames: ['cache', 'result'],
+      registers: [registry],
+    }),
+    gatewayAnswers: new Counter({
+      name: 'ccip_gateway_answers_total',
+      help: 'CCIP-Read gateway answers by outcome (signed, or the problem code).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    mintSignatures: new Counter({
+      name: 'mint_signatures_total',
+      help: 'EIP-712 mint signatures issued, by network.',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The request duration histogram by method, route and status code, in `registry`. */
+export function httpMetricsMiddleware(registry: Registry): RequestHandler {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route and status code.',
@@ -18,7 +66,7 @@ export function createHttpMetrics(service: string): HttpMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const middleware: RequestHandler = (req, res, next) => {
+  return (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
       // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
@@ -27,5 +75,4 @@ export function createHttpMetrics(service: string): HttpMetrics {
     });
     next();
   };
-  return { registry, middleware };
 }

@@ -12,6 +12,22 @@ declare module 'express-serve-static-core' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$/;
+
+/**
+ * The caller's W3C Trace Context (`traceparent`), for the log lines of this request: the trace id and the caller's
+ * span id. Malformed or all-zero ids are ignored, as the recommendation says.
+ */
+function traceFields(
+  header: string | string[] | undefined,
+): { traceId: string; parentSpanId: string } | undefined {
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header.trim()) : null;
+  if (!match) return undefined;
+  const [, version, traceId = '', parentSpanId = '', rest] = match;
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (/^0+$/.test(traceId) || /^0+$/.test(parentSpanId)) return undefined;
+  return { traceId, parentSpanId };
+}
 
 function levelFor(status: number): 'error' | 'warn' | 'debug' {
   if (status >= 500) return 'error';
@@ -20,7 +36,7 @@ function levelFor(status: number): 'error' | 'warn' | 'debug' {
 }
 
 /**
- * Request ids and access logs. Quiet by default: successful requests log at debug, client errors at warn, server
+ * Request ids, W3C trace context and access logs. Quiet by default: successful requests log at debug, client errors at warn, server
  * errors at error; nothing is built for a log line whose level is off, which keeps warm requests cheap.
  */
 export function requestContext(logger: Logger): RequestHandler {
@@ -32,7 +48,7 @@ export function requestContext(logger: Logger): RequestHandler {
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,
-      get: () => (child ??= logger.child({ reqId: id })),
+      get: () => (child ??= logger.child({ reqId: id, ...traceFields(req.headers.traceparent) })),
     });
     const started = process.hrtime.bigint();
     res.on('finish', () => {

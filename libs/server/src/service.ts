@@ -1,12 +1,14 @@
 import type { Express } from 'express';
 import type { z } from 'zod';
-import { type BaseConfig, loadConfig } from './config';
+import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { exitOnStartupError, runService, type RunningService } from './run';
 
-/** What a service's factory builds from its config: the app and what must be closed when it stops. */
+/** What a service's factory builds from its config: the app, its build version and what must be closed when it stops. */
 export interface ServiceInstance {
   app: Express;
+  /** The service package's version, logged at start. */
+  version: string;
   onShutdown: Array<() => Promise<void>>;
 }
 
@@ -20,7 +22,8 @@ export async function startService<C extends BaseConfig>(
   options: { handleSignals?: boolean } = {},
 ): Promise<RunningService & { logger: Logger }> {
   const logger = createLogger(name, config.LOG_LEVEL);
-  const { app, onShutdown } = await factory(config, logger);
+  const { app, version, onShutdown } = await factory(config, logger);
+  logger.info({ version, node: process.version, config: redactConfig(config) }, 'starting');
   const running = await runService({
     app,
     port: config.PORT,

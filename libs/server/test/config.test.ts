@@ -9,6 +9,9 @@ import {
   optionalString,
   parseTrustProxy,
   positiveInt,
+  hostList,
+  originList,
+  redactConfig,
 } from '../src';
 
 describe('loadConfig', () => {
@@ -81,4 +84,57 @@ describe('shared variable helpers', () => {
     expect(schema.safeParse({ DELAY: '-1' }).success).toBe(false);
     expect(schema.safeParse({ DELAY: '1.5' }).success).toBe(false);
   });
+});
+
+describe('redactConfig', () => {
+  it('hides secrets and cuts URLs to their host, keeping every other value as parsed', () => {
+    expect(
+      redactConfig({
+        PORT: 3001,
+        SIGNER_PRIVATE_KEY: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+        S3_SECRET_ACCESS_KEY: 'S3RVER',
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/records',
+        MAINNET_RPC_URL: 'https://eth-mainnet.example.com/v2/abcdef123456',
+        OFFCHAIN_URL: 'http://offchain-svc',
+        CORS_ORIGINS: ['https://app.example.com'],
+        S3_BUCKET: 'images',
+        REDIS_URL: undefined,
+      }),
+    ).toEqual({
+      PORT: 3001,
+      SIGNER_PRIVATE_KEY: '[redacted]',
+      S3_SECRET_ACCESS_KEY: '[redacted]',
+      DATABASE_URL: 'postgres://db.internal:5432/***',
+      MAINNET_RPC_URL: 'https://eth-mainnet.example.com/***',
+      OFFCHAIN_URL: 'http://offchain-svc',
+      CORS_ORIGINS: ['https://app.example.com'],
+      S3_BUCKET: 'images',
+      REDIS_URL: undefined,
+    });
+  });
+});
+
+describe('originList and hostList', () => {
+  it('take * or origins, and host[:port] entries', () => {
+    expect(originList.parse('https://app.example.com, http://localhost:3000')).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
+    expect(originList.parse('*')).toEqual(['*']);
+    expect(hostList.parse('app.example.com,localhost:3000')).toEqual(['app.example.com', 'localhost:3000']);
+  });
+
+  it.each(['https://app.example.com/', 'app.example.com', 'REQUIRED app origins', 'ftp://files.example.com'])(
+    'refuse the origin %j',
+    (value) => {
+      expect(originList.safeParse(value).success).toBe(false);
+    },
+  );
+
+  it.each(['https://app.example.com', 'REQUIRED sign-in domains', 'app.example.com/path'])(
+    'refuse the host %j',
+    (value) => {
+      expect(hostList.safeParse(value).success).toBe(false);
+    },
+  );
 });

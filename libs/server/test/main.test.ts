@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 const fixture = path.join(__dirname, 'fixtures', 'main-fixture.ts');
@@ -13,5 +13,45 @@ describe('main', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^Invalid configuration: PORT: .*"not-a-port"/);
+  });
+
+  it('logs its version and redacted configuration at start, and exits 0 after draining on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['-r', 'esbuild-register', fixture], {
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        // Parsed but never connected to by the fixture: only its appearance in the log matters.
+        REDIS_URL: 'redis://default:hunter2@127.0.0.1:6399/0',
+      },
+    });
+    let stdout = '';
+    const listening = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('"msg":"listening"')) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await listening;
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; version?: string; config?: Record<string, unknown> });
+    const starting = lines.find((line) => line.msg === 'starting');
+    expect(starting?.version).toBe('1.2.3');
+    expect(starting?.config).toMatchObject({
+      PORT: 0,
+      LOG_LEVEL: 'info',
+      REDIS_URL: 'redis://127.0.0.1:6399/***',
+    });
+    expect(stdout).not.toContain('hunter2');
+    const messages = lines.map((line) => line.msg);
+    expect(messages.slice(0, 2)).toEqual(['starting', 'listening']);
+    expect(messages).toEqual(expect.arrayContaining(['draining', 'stopped']));
   });
 });

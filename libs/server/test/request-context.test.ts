@@ -67,6 +67,33 @@ describe('request context', () => {
     );
   });
 
+  it('carries the W3C traceparent trace id and caller span into the request log lines', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await request(app(logger))
+      .get('/echo/hi')
+      .set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`)
+      .expect(200);
+    await flush();
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'handler ran', traceId, parentSpanId: '00f067aa0ba902b7' }),
+    ]);
+  });
+
+  it.each([
+    ['not a traceparent'],
+    ['00-00000000000000000000000000000000-00f067aa0ba902b7-01'],
+    ['00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01'],
+    ['ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01'],
+  ])('ignores the malformed traceparent %j and still answers', async (traceparent) => {
+    const { logger, lines } = capturingLogger('info');
+    await request(app(logger)).get('/echo/hi').set('traceparent', traceparent).expect(200);
+    await flush();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty('traceId');
+  });
+
   it('logs client errors at warn', async () => {
     const { logger, lines } = capturingLogger('info');
     await request(app(logger)).get('/echo/toolong').expect(400);

@@ -58,6 +58,19 @@ export async function findPending(db: Db, target: ImageTarget): Promise<Image[]>
     .execute();
 }
 
+/** Pending uploads by state: `waiting` for their record, or `expired` (window passed, not discarded yet). */
+export async function countPending(db: Db, now: Date): Promise<{ waiting: number; expired: number }> {
+  const row = await db
+    .selectFrom('images')
+    .select((eb) => [
+      eb.fn.countAll<string>().filterWhere('pending_until', '>', now).as('waiting'),
+      eb.fn.countAll<string>().filterWhere('pending_until', '<=', now).as('expired'),
+    ])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { waiting: Number(row.waiting), expired: Number(row.expired) };
+}
+
 /** Pending uploads whose window has not passed yet (the worker checks them). */
 export async function listLivePending(db: Db, now: Date, limit = 500): Promise<Image[]> {
   return db

@@ -1,4 +1,4 @@
-import { mintRequestSchema, mintResponseSchema, type MintResponse } from '@nrp/client';
+import { mintRequestSchema, mintResponseSchema, type MintNetwork, type MintResponse } from '@nrp/client';
 import { newEvent } from '@nrp/outbox';
 import { defineRoute } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
@@ -9,7 +9,12 @@ import { signMintContext } from '../sign-mint';
 import { isControllerApproved } from '../chain-facts';
 import { withUpstream } from '../upstream';
 
-export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
+/** `onSigned` is told the network of every signature handed out (for the mint metrics). */
+export function mintRoute(
+  ctx: MintServiceContext,
+  rateLimitPerMinute: number,
+  onSigned: (network: MintNetwork) => void = () => undefined,
+) {
   return defineRoute({
     method: 'post',
     path: '/api/v1/mint',
@@ -106,6 +111,7 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
           ...content,
         }),
       ]);
+      onSigned(networkName);
       return {
         content,
         signature,

@@ -16,6 +16,8 @@ export interface GatewayOptions {
   rateLimitPerMinute: number;
   /** Clock in ms, for tests. */
   now?: () => number;
+  /** Told the outcome of every answer: `signed`, or the problem's code (for the gateway metrics). */
+  onAnswer?: (outcome: string) => void;
 }
 
 const TAG = ['ccip-read'];
@@ -35,6 +37,17 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
   const now = options.now ?? Date.now;
 
   async function answer(sender: string, callData: string): Promise<{ data: string }> {
+    try {
+      const signed = await signedAnswer(sender, callData);
+      options.onAnswer?.('signed');
+      return signed;
+    } catch (err) {
+      options.onAnswer?.(err instanceof ProblemError ? err.code : 'error');
+      throw err;
+    }
+  }
+
+  async function signedAnswer(sender: string, callData: string): Promise<{ data: string }> {
     if (!options.signerKey) {
       throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
     }
