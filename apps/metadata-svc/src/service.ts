@@ -14,9 +14,11 @@ import type { Config } from './config';
 import type { MetadataContext } from './context';
 import { MIGRATION_TABLE, migrations, NONCE_TABLE, type MetadataDb } from './data/database';
 import type { NetworkAccess } from './ens-state';
+import { createAvatars } from './avatars';
 import { processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
 import { problems } from './problems';
+import { avatarRoutes } from './routes/avatar';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
@@ -110,8 +112,12 @@ export async function createMetadataService(
     now: overrides.now ?? (() => new Date()),
     onImageChange: (network, node) => invalidate(network, node),
   };
-  const token = tokenRoutes(context);
-  invalidate = (network, node) => token.caches.invalidate(network, node);
+  const avatars = createAvatars(context);
+  const token = tokenRoutes(context, avatars);
+  invalidate = (network, node) => {
+    token.caches.invalidate(network, node);
+    avatars.invalidate(network, node);
+  };
 
   const readiness: Record<string, () => Promise<unknown>> = {
     database: () => database.ping(),
@@ -129,7 +135,12 @@ export async function createMetadataService(
     version: API_VERSION,
     description: `${description}\n\nBuild ${readPackageVersion(require.resolve('../package.json'))}.`,
     logger,
-    routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
+    routes: [
+      ...nonceRoutes(context),
+      ...profileRoutes(context),
+      ...token.routes,
+      ...avatarRoutes(context, avatars),
+    ],
     problems: Object.values(problems),
     readiness,
     config,

@@ -4,6 +4,7 @@ import type { NetworkName } from '@nrp/chain';
 import { namehashFromTokenId } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
+import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
 import { findConfirmed } from '../data/images';
 import { withDependencyProblems } from '../errors';
@@ -24,7 +25,10 @@ interface RenderedImage {
   key: string;
 }
 
-export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; caches: TokenCaches } {
+export function tokenRoutes(
+  ctx: MetadataContext,
+  avatars: Avatars,
+): { routes: RouteDefinition[]; caches: TokenCaches } {
   const ttl = ctx.config.METADATA_CACHE_TTL_MS;
   const enabled = ttl > 0;
   // Process-memory caches only (each replica has its own; they expire after METADATA_CACHE_TTL_MS).
@@ -135,16 +139,12 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
   ];
 
   async function renderFor(found: TokenName, key: string): Promise<RenderedImage> {
-    const avatar = await withDependencyProblems(() =>
-      findConfirmed(ctx.db, { network: found.network, node: found.node, kind: 'avatar' }),
-    );
-    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.etag ?? '');
+    // The resolved avatar of any kind (upload, URL, NFT); without one (or when it gives no image) the plain card.
+    const avatar = await withDependencyProblems(() => avatars.sourceOf(found.network, found.name, 'avatar'));
+    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
     let png = rendered.get(etag);
     if (!png) {
-      const bytes = avatar
-        ? (await withDependencyProblems(() => ctx.blobs.get(avatar.blob_key)))?.bytes
-        : undefined;
-      png = await renderNameImage(found.name, bytes);
+      png = await renderNameImage(found.name, avatar?.bytes);
       rendered.set(etag, png);
     }
     const image = { etag, png, key };
