@@ -78,13 +78,6 @@ export interface ServedImage {
   negotiated: boolean;
 }
 
-const FORMATS: Record<string, ImageFormat> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpeg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/svg+xml': 'svg',
-};
 const IMAGE_ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.9,*/*;q=0.5';
 const JSON_ACCEPT = 'application/json,*/*;q=0.5';
 const nftInterface = new Interface([
@@ -114,10 +107,9 @@ export function createAvatars(ctx: MetadataContext) {
     maxBytes: config.IMAGE_FETCH_MAX_BYTES,
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
-  // Promises, so concurrent requests for one name share one resolution.
-  const resolutions = new LRUCache<string, Promise<Resolution | null>>({
+  // Promises, so concurrent requests for one name share one resolution; aged by the service clock.
+  const resolutions = new LRUCache<string, { resolution: Promise<Resolution | null>; until: number }>({
     max: 10_000,
-    ttl: Math.max(ttl, 1),
   });
   const transformed = new LRUCache<string, ServedImage>({
     max: 2_000,
@@ -282,13 +274,16 @@ export function createAvatars(ctx: MetadataContext) {
   /** The resolution of a name's avatar or header (null: no record), from the cache while it is fresh. */
   function resolve(network: NetworkName, name: string, kind: ImageKind): Promise<Resolution | null> {
     const key = keyOf(network, namehash(name), kind);
-    const cached = ttl > 0 ? resolutions.get(key) : undefined;
-    if (cached) return cached;
+    const now = ctx.now().getTime();
+    const cached = resolutions.get(key);
+    if (cached && cached.until > now) return cached.resolution;
     const pending = resolveUncached(network, name, kind);
     if (ttl > 0) {
-      resolutions.set(key, pending);
+      resolutions.set(key, { resolution: pending, until: now + ttl });
       // A failing dependency (RPC, storage) is not remembered: the next request tries again.
-      pending.catch(() => resolutions.delete(key));
+      pending.catch(() => {
+        if (resolutions.get(key)?.resolution === pending) resolutions.delete(key);
+      });
     }
     return pending;
   }
