@@ -108,7 +108,10 @@ export function createAvatars(ctx: MetadataContext) {
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
   // Promises, so concurrent requests for one name share one resolution; aged by the service clock.
-  const resolutions = new LRUCache<string, { resolution: Promise<Resolution | null>; until: number }>({
+  const resolutions = new LRUCache<
+    string,
+    { resolution: Promise<Resolution | null>; until: number; network: NetworkName; node: string }
+  >({
     max: 10_000,
   });
   const transformed = new LRUCache<string, ServedImage>({
@@ -116,8 +119,8 @@ export function createAvatars(ctx: MetadataContext) {
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (image) => image.bytes.length,
   });
-  const keyOf = (network: NetworkName, node: string, kind: ImageKind) =>
-    `${network}:${node.toLowerCase()}:${kind}`;
+  // By name, not namehash: hashing costs more than the rest of a cached answer; invalidation (rare) scans by node.
+  const keyOf = (network: NetworkName, name: string, kind: ImageKind) => `${network}:${kind}:${name}`;
 
   async function load(target: UriTarget, accept: string): Promise<{ bytes: Buffer; url: string | null }> {
     if (target.kind === 'data') return { bytes: decodeDataUri(target.url, limits.maxBytes).bytes, url: null };
@@ -273,13 +276,13 @@ export function createAvatars(ctx: MetadataContext) {
 
   /** The resolution of a name's avatar or header (null: no record), from the cache while it is fresh. */
   function resolve(network: NetworkName, name: string, kind: ImageKind): Promise<Resolution | null> {
-    const key = keyOf(network, namehash(name), kind);
+    const key = keyOf(network, name, kind);
     const now = ctx.now().getTime();
     const cached = resolutions.get(key);
     if (cached && cached.until > now) return cached.resolution;
     const pending = resolveUncached(network, name, kind);
     if (ttl > 0) {
-      resolutions.set(key, { resolution: pending, until: now + ttl });
+      resolutions.set(key, { resolution: pending, until: now + ttl, network, node: namehash(name) });
       // A failing dependency (RPC, storage) is not remembered: the next request tries again.
       pending.catch(() => {
         if (resolutions.get(key)?.resolution === pending) resolutions.delete(key);
@@ -325,7 +328,7 @@ export function createAvatars(ctx: MetadataContext) {
     }
     if (!stored) {
       // The source left storage since it was resolved (a cleared bucket): resolve and store it again, once.
-      resolutions.delete(keyOf(network, namehash(name), kind));
+      resolutions.delete(keyOf(network, name, kind));
       if (retried) throw new Error(`${sourceKey} is missing from blob storage right after it was stored`);
       return image(network, name, kind, query, accept, true);
     }
@@ -351,7 +354,10 @@ export function createAvatars(ctx: MetadataContext) {
     },
     /** Drops a name's cached resolutions (its uploads changed). */
     invalidate(network: NetworkName, node: string) {
-      for (const kind of ['avatar', 'header'] as const) resolutions.delete(keyOf(network, node, kind));
+      const target = node.toLowerCase();
+      for (const [key, entry] of resolutions.entries()) {
+        if (entry.network === network && entry.node === target) resolutions.delete(key);
+      }
     },
   };
 }
