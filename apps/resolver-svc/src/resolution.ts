@@ -32,6 +32,8 @@ export interface ResolutionOptions {
   reverseTtlMs: number;
   /** Upper bound of one lookup; default 3 × the network's RPC timeout. */
   resolveTimeoutMs?: number;
+  /** metadata-svc's public base URL: reverse profiles with an avatar record get `avatarUrl` there. */
+  avatarBaseUrl?: string | undefined;
 }
 
 export interface Fresh<T> {
@@ -83,6 +85,7 @@ export function noReverseRecord(address: string, coinType: number): ReverseProfi
     hasReverseRecord: false,
     name: null,
     avatar: null,
+    avatarUrl: null,
     displayName: null,
     description: null,
     profile: null,
@@ -192,13 +195,16 @@ export class Resolution {
     const forward = await this.records(network, name, full, fresh);
     const requested = new Set(selection.texts);
     const records = forward.value;
+    const avatar = textValue(records, SUMMARY_TEXT_KEYS.avatar);
+    const base = this.options.avatarBaseUrl;
     return {
       value: {
         address,
         coinType,
         hasReverseRecord: true,
         name,
-        avatar: textValue(records, SUMMARY_TEXT_KEYS.avatar),
+        avatar,
+        avatarUrl: avatar && base ? `${base}/${network}/avatar/${encodeURIComponent(name)}` : null,
         displayName: textValue(records, SUMMARY_TEXT_KEYS.displayName),
         description: textValue(records, SUMMARY_TEXT_KEYS.description),
         profile: toProfile(name, { ...records, texts: records.texts.filter((t) => requested.has(t.key)) }),

@@ -54,6 +54,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     forwardTtlMs: config.FORWARD_CACHE_TTL_SECONDS * 1000,
     reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
+    avatarBaseUrl: config.METADATA_PUBLIC_URL,
   });
   const ctx = {
     resolution,
