@@ -50,7 +50,7 @@ export const configSchema = baseConfigSchema(3001)
     /** Arweave gateway for ar:// avatars (`/<txid>`). */
     ARWEAVE_GATEWAY_URL: z.url().default('https://arweave.net'),
     /** Origins (scheme://host:port) avatar fetches may reach although private or plain http (development). */
-    IMAGE_FETCH_ALLOWED_ORIGINS: commaSeparated.default([]),
+    IMAGE_FETCH_ALLOWED_ORIGINS: commaSeparated.pipe(z.array(z.url())).default([]),
     /** Whole time of one fetch of an avatar image or NFT metadata, redirects included. */
     IMAGE_FETCH_TIMEOUT_MS: positiveInt.default(10_000),
     /** Largest avatar image or NFT metadata document fetched. */
