@@ -52,8 +52,9 @@ function send(
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       // A server that answers 413 before reading the whole body may reset the upload.
-      if (err.code === 'EPIPE' || err.code === 'ECONNRESET') resolve({ status: 413, body: Buffer.alloc(0) });
-      else reject(err);
+      if (opts.body && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) {
+        resolve({ status: 413, body: Buffer.alloc(0) });
+      } else reject(err);
     });
     req.end(opts.body);
   });
@@ -100,7 +101,11 @@ async function throughput(url: string, count: number, headers: Record<string, st
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         next++;
-        const res = await send(url, { headers });
+        // A keep-alive socket the server closed just as it was reused: a GET is sent once more.
+        const res = await send(url, { headers }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ECONNRESET') return send(url, { headers });
+          throw err;
+        });
         if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
       }
     }),
