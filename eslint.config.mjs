@@ -10,6 +10,7 @@ export default tseslint.config(
       '.nx/**',
       'libs/contracts/artifacts/**',
       'coverage/**',
+      'test-output/**',
     ],
   },
   js.configs.recommended,
@@ -35,6 +36,19 @@ export default tseslint.config(
         process: 'readonly',
         console: 'readonly',
         __dirname: 'readonly',
+      },
+    },
+  },
+  {
+    files: ['libs/client/test/browser/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        document: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
   },

@@ -32,6 +32,8 @@ module.exports = {
     '^multiformats/(.+)$': '<rootDir>/node_modules/multiformats/dist/src/$1.js',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  // Build output (`npm run build -w @nrp/client`) would be a second `@nrp/client` package.
+  modulePathIgnorePatterns: ['<rootDir>/libs/[^/]+/dist/'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

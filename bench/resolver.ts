@@ -179,6 +179,7 @@ async function main(): Promise<void> {
         defineRoute({
           method: 'get',
           path: '/profile',
+          operationId: 'floor',
           summary: 'floor',
           responses: {},
           handler: () => bodyJson,

@@ -167,6 +167,9 @@ async function main(): Promise<void> {
       },
     };
 
+    // Every variable given to `npm start` (SIWE_DOMAINS, CORS_ORIGINS, …) wins over the stack's own defaults;
+    // the listen address and ports are the stack's (METADATA_PORT, … set those).
+    const { HOST: _host, PORT: _port, ...given } = process.env;
     const contributions = new Map<ServiceModule, DevStackContribution>();
     for (const service of services) {
       const contribution = await service.hook(ctx);
@@ -174,7 +177,7 @@ async function main(): Promise<void> {
       contributions.set(service, contribution);
     }
     for (const service of services) {
-      const env = { ...ctx.env, ...contributions.get(service)?.env, PORT: String(service.port) };
+      const env = { ...ctx.env, ...contributions.get(service)?.env, ...given, PORT: String(service.port) };
       const config = loadConfig(service.schema, env);
       running.push(await startService(service.name, config, service.factory, { handleSignals: false }));
     }

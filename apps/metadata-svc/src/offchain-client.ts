@@ -1,4 +1,10 @@
-import { createOffchainClient as createTypedClient, ServiceError, type OffchainSubname } from '@nrp/client';
+import {
+  createOffchainClient as createTypedClient,
+  offchainResponseSchemas,
+  ServiceError,
+  UNEXPECTED_RESPONSE,
+  type OffchainSubname,
+} from '@nrp/client';
 import { UpstreamError } from '@nrp/chain';
 
 export type { OffchainSubname } from '@nrp/client';
@@ -19,6 +25,7 @@ export function createOffchainClient(baseUrl: string | undefined, timeoutMs: num
   if (!baseUrl) return { byName: async () => null, byNamehash: async () => null };
   const client = createTypedClient({
     baseUrl,
+    responseSchemas: offchainResponseSchemas,
     fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
   });
   const orNull = async (read: () => Promise<OffchainSubname>): Promise<OffchainSubname | null> => {
@@ -41,12 +48,12 @@ function offchainFailure(err: unknown): UpstreamError {
   if (err instanceof ServiceError) {
     return new UpstreamError(`offchain subname service answered ${err.status}`, {
       upstreamMessage: message.slice(0, 500),
-      upstreamCode: err.code === 'UNKNOWN' ? `HTTP_${err.status}` : err.code,
+      upstreamCode: err.code === UNEXPECTED_RESPONSE ? `HTTP_${err.status}` : err.code,
       cause: err,
     });
   }
-  // fetch rejects with a TypeError (network) or a TimeoutError (the signal); JSON.parse and zod throw a
-  // SyntaxError / ZodError for a body that is not a record. By name: the fetch errors come from another realm.
+  // fetch rejects with a TypeError (network) or a TimeoutError (the signal); zod throws a ZodError for a body
+  // that is not a record. By name: the fetch errors come from another realm.
   const name = typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '';
   const unreachable = name === 'TypeError' || name === 'TimeoutError' || name === 'AbortError';
   return new UpstreamError(

@@ -17,7 +17,6 @@ import type { NetworkAccess } from './ens-state';
 import { createAvatars } from './avatars';
 import { processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
-import { problems } from './problems';
 import { avatarRoutes } from './routes/avatar';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
@@ -38,7 +37,7 @@ Choices where the contract is silent:
 - Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
   is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
-- SVG is sanitised with DOMPurify: scripts, event handlers, foreignObject, <style>, <use> and every reference
+- SVG is sanitised with DOMPurify: scripts, event handlers, \`foreignObject\`, \`<style>\`, \`<use>\` and every reference
   outside the document (href other than #id, url() other than url(#id), @import) are removed — data: images inside
   an SVG are dropped too, since a nested document could carry its own active content.
 - Images are served at their stable URL with ETag (content hash), Cache-Control: public, max-age=60,
@@ -141,7 +140,6 @@ export async function createMetadataService(
       ...token.routes,
       ...avatarRoutes(context, avatars),
     ],
-    problems: Object.values(problems),
     readiness,
     config,
     redis,

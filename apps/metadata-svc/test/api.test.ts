@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Wallet } from 'ethers';
-import { createMetadataClient, ServiceError } from '@nrp/client';
+import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/images';
@@ -141,7 +141,7 @@ describe('@nrp/client against the service on a real port', () => {
   });
 
   async function signed() {
-    const client = createMetadataClient({ baseUrl });
+    const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
     const { nonce, expiresAt } = await client.getNonce({ address: alice.address, scope: 'avatar' });
     expect(expiresAt).toBeGreaterThan(Date.now());
     const siweMessage = buildMessage(alice.address, nonce);
@@ -149,7 +149,7 @@ describe('@nrp/client against the service on a real port', () => {
   }
 
   it('uploads, reads, describes and deletes through the typed client', async () => {
-    const client = createMetadataClient({ baseUrl });
+    const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
     const bytes = await png(40, 40, '#123456');
     const result = await client.uploadAvatar({
       ...(await signed()),
@@ -162,9 +162,9 @@ describe('@nrp/client against the service on a real port', () => {
       isUpdate: false,
       avatarUrl: stableImageUrl(BASE_URL, 'sepolia', 'client.eth', 'avatar'),
     });
-    const image = await client.getImage('sepolia', 'client.eth', 'avatar');
+    const image = await client.getImage({ network: 'sepolia', subname: 'client.eth' }, 'avatar');
     expect(image.contentType).toBe('image/png');
-    expect(Buffer.compare(image.bytes, bytes)).toBe(0);
+    expect(Buffer.compare(Buffer.from(image.bytes), bytes)).toBe(0);
 
     const metadata = await client.getTokenMetadata(11155111, tokenIdFromNamehash(namehash('client.eth')));
     expect(metadata.name).toBe('client.eth');
@@ -175,7 +175,9 @@ describe('@nrp/client against the service on a real port', () => {
       subname: 'client.eth',
     });
     expect(deleted.subname).toBe('client.eth');
-    await expect(client.getImage('sepolia', 'client.eth', 'avatar')).rejects.toMatchObject({
+    await expect(
+      client.getImage({ network: 'sepolia', subname: 'client.eth' }, 'avatar'),
+    ).rejects.toMatchObject({
       status: 404,
       code: 'IMAGE_NOT_FOUND',
     });

@@ -18,12 +18,10 @@ import { createListingRepository } from './data/listings';
 import { migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
 import { createVerifiedMinterRepository } from './data/verified-minters';
 import { loadListingFile } from './listing-file';
-import { mintProblems } from './problems';
 import { nonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
-import { authProblems } from '@nrp/auth';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -183,7 +181,6 @@ export async function buildService(
       nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
       verifyMinterRoute(ctx),
     ],
-    problems: [...Object.values(mintProblems), ...Object.values(authProblems)],
     readiness,
     config,
     redis,

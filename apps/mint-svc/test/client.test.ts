@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { ServiceError, createMintClient, type MintClient } from '@nrp/client';
+import { ServiceError, createMintClient, mintResponseSchemas, type MintClient } from '@nrp/client';
 import {
   accountAt,
   mintArgs,
@@ -24,7 +24,10 @@ describe('@nrp/client mint client against the service on a port', () => {
     server = await new Promise<Server>((resolve) => {
       const s = env.app.listen(0, '127.0.0.1', () => resolve(s));
     });
-    client = createMintClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    client = createMintClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      responseSchemas: mintResponseSchemas,
+    });
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));

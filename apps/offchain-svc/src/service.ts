@@ -9,7 +9,6 @@ import {
 import type { Config } from './config';
 import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
 import { upsertApiKey } from './data/api-keys';
-import { offchainProblems } from './problems';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 
@@ -33,7 +32,9 @@ Choices made where the contract is silent:
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.
 - **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.
-- **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set.`;
+- **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set;
+  the gateway routes have one ceiling for all clients instead (GATEWAY_RATE_LIMIT_PER_MINUTE): batch gateways carry
+  every user's lookups from a few addresses.`;
 
 export interface ServiceDeps {
   /** A database handle to use instead of the one the config names (tests); it is migrated and closed on shutdown. */
@@ -76,7 +77,6 @@ export const createService = async (
         rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
       }),
     ],
-    problems: Object.values(offchainProblems),
     readiness,
     config,
     redis,

@@ -1,6 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOffchainClient, ServiceError, type OffchainClient } from '@nrp/client';
+import {
+  createOffchainClient,
+  offchainResponseSchemas,
+  ServiceError,
+  type OffchainClient,
+} from '@nrp/client';
 import { namehash } from '@nrp/ens';
 import { ALICE, IPFS, startTestService, type TestService } from './helpers';
 
@@ -15,7 +20,10 @@ describe('@nrp/client offchain client against the service on port 0', () => {
     key = await svc.keyFor('client.eth');
     server = svc.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    client = createOffchainClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    client = createOffchainClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      responseSchemas: offchainResponseSchemas,
+    });
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));

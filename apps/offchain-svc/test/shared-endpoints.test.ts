@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { SERVICE_NAME } from '../src/service';
 import { startTestService, type TestService } from './helpers';
+import { documentedProblemCodes, openApiFindings } from '@nrp/testkit';
+import { offchainProblems } from '../src/problems';
 
 describe('offchain-svc shared endpoints', () => {
   let svc: TestService;
@@ -59,5 +61,21 @@ describe('offchain-svc shared endpoints', () => {
     const res = await request(other.app).get('/ready').expect(503);
     expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
     await other.close();
+  });
+
+  it('/openapi.json validates, lints clean under Redocly recommended, and its generated types compile', async () => {
+    const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
+    expect(await openApiFindings(doc)).toEqual([]);
+    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['apiKey']);
+  });
+
+  it('/docs/errors lists every problem a route answers, and every problem the service defines is answered', async () => {
+    const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
+    const catalogue = (await request(svc.app).get('/docs/errors').expect(200)).body.problems.map(
+      (p: { code: string }) => p.code,
+    );
+    const answered = documentedProblemCodes(doc);
+    expect([...answered].filter((code) => !catalogue.includes(code))).toEqual([]);
+    expect(Object.keys(offchainProblems).filter((code) => !answered.has(code))).toEqual([]);
   });
 });

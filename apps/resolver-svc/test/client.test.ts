@@ -1,6 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ServiceError, createResolverClient, type ResolverClient } from '@nrp/client';
+import {
+  ServiceError,
+  createResolverClient,
+  resolverResponseSchemas,
+  type ResolverClient,
+} from '@nrp/client';
 import {
   BTC_ADDRESS,
   IPFS_URI,
@@ -21,7 +26,10 @@ beforeAll(async () => {
   server = await new Promise<Server>((resolve) => {
     const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  client = createResolverClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  client = createResolverClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    responseSchemas: resolverResponseSchemas,
+  });
 });
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));

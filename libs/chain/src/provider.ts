@@ -1,12 +1,6 @@
-import {
-  AbiCoder,
-  EnsPlugin,
-  FetchRequest,
-  JsonRpcProvider,
-  Network,
-  makeError,
-  type FetchResponse,
-} from 'ethers';
+import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { batchGatewayInterface } from './abis';
 import { CcipReadUrlRefusedError, checkCcipReadUrl } from './ccip-url-policy';
 import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
@@ -102,7 +96,9 @@ export class ChainProvider extends JsonRpcProvider {
       const request = new FetchRequest(url.replace('{sender}', senderHex).replace('{data}', data));
       request.timeout = this.config.rpcTimeoutMs;
       if (!url.includes('{data}')) request.body = { data, sender: senderHex };
-      const defaultGetUrl = request.getUrlFunc;
+      const defaultGetUrl = FetchRequest.createGetUrlFunc({
+        agent: request.url.startsWith('https:') ? gatewayAgents.https : gatewayAgents.http,
+      });
       request.getUrlFunc = async (req, signal) => {
         const response = await defaultGetUrl(req, signal);
         if (response.statusCode >= 300 && response.statusCode < 400) {
@@ -113,7 +109,7 @@ export class ChainProvider extends JsonRpcProvider {
       let status: number;
       let body: unknown;
       try {
-        const response = await sendRetryingReset(request);
+        const response = await request.send();
         status = response.statusCode;
         try {
           body = response.bodyJson;
@@ -155,17 +151,13 @@ const BATCH_QUERY_SELECTOR = batchGatewayInterface.getFunction('query')?.selecto
 const ERROR_STRING_SELECTOR = '0x08c379a0';
 
 /**
- * Sends a gateway request, once more when the connection was reset: a pooled keep-alive socket that the server
- * closed just as it was reused fails that way, and a gateway request is a read, safe to repeat.
+ * Connection pools of the gateway requests. An idle keep-alive socket is dropped after 2 s, before the usual 5 s
+ * keep-alive timeout of a server could close it just as a request reuses it (ECONNRESET under bursts).
  */
-async function sendRetryingReset(request: FetchRequest): Promise<FetchResponse> {
-  try {
-    return await request.clone().send();
-  } catch (err) {
-    if (!(err instanceof Error) || !/ECONNRESET|EPIPE|socket hang up/.test(err.message)) throw err;
-    return request.send();
-  }
-}
+const gatewayAgents = {
+  http: new HttpAgent({ keepAlive: true, timeout: 2_000 }),
+  https: new HttpsAgent({ keepAlive: true, timeout: 2_000 }),
+};
 
 /** A gateway request failed: the last HTTP status when there was one, and what each URL answered. */
 class GatewayFailure extends Error {

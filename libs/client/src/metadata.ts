@@ -1,117 +1,102 @@
-/**
- * Image and metadata service: request/response schemas (shared with the service, which validates with them and
- * generates its OpenAPI document from them) and a typed client.
- */
-import { z } from 'zod';
-import { ensName, ethAddress } from '@nrp/validation';
-import { requestJson, ServiceError, type ClientOptions } from './http';
-import { signedRequestSchema, type SignedRequest } from './signed-request';
+/** Typed client of the image and metadata service, and the helpers of its sign-in-and-upload flow. */
+import { problemOf, requestJson, serviceUrl, type ClientOptions } from './http';
+import { buildSignInMessage } from './sign-in-message';
+import type {
+  AvatarUploadResult,
+  DeleteResult,
+  HeaderUploadResult,
+  ImageKind,
+  MetadataNetwork,
+  NonceRequest,
+  NonceResponse,
+  TokenMetadata,
+} from './schemas/metadata';
+import type { SignedRequest } from './schemas/signed-request';
 
-export const METADATA_NETWORKS = ['mainnet', 'sepolia'] as const;
-export type MetadataNetwork = (typeof METADATA_NETWORKS)[number];
-export const IMAGE_KINDS = ['avatar', 'header'] as const;
-export type ImageKind = (typeof IMAGE_KINDS)[number];
-export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
+export type {
+  AvatarUploadResult,
+  DeleteResult,
+  HeaderUploadResult,
+  ImageKind,
+  MetadataNetwork,
+  NonceRequest,
+  NonceResponse,
+  TokenMetadata,
+} from './schemas/metadata';
+export type { SignedRequest } from './schemas/signed-request';
+export * from './http';
+export * from './sign-in-message';
 
-export const nonceRequestSchema = z.object({
-  address: ethAddress,
-  scope: z.enum(NONCE_SCOPES).default('avatar+header').meta({
-    description: 'What the nonce may authorise: `avatar` calls, `header` calls, or either.',
-  }),
-});
-export type NonceRequest = z.input<typeof nonceRequestSchema>;
-
-export const nonceResponseSchema = z.object({
-  nonce: z
-    .string()
-    .meta({ description: 'At least 16 alphanumeric characters; put it in the sign-in message.' }),
-  expiresAt: z.number().int().meta({ description: 'Unix time in milliseconds.' }),
-});
-export type NonceResponse = z.output<typeof nonceResponseSchema>;
-
-export const profileImageParamsSchema = z.object({
-  network: z.enum(METADATA_NETWORKS),
-  subname: ensName({ min: 1, max: 255 }),
-});
-
-/** The file part of an upload, for the OpenAPI document (the service reads the bytes from the multipart part). */
-const filePart = z.string().meta({
-  format: 'binary',
-  description: 'The image file (jpeg, png, gif, webp or svg); its type is taken from its bytes.',
-});
-/** Multipart body of `POST /profile/{network}/{subname}/avatar`. */
-export const avatarUploadBodySchema = signedRequestSchema.extend({ avatar: filePart });
-/** Multipart body of `POST /profile/{network}/{subname}/header`. */
-export const headerUploadBodySchema = signedRequestSchema.extend({ header: filePart });
-
-const uploadResultBase = {
-  subname: z.string(),
-  network: z.enum(METADATA_NETWORKS),
-  uploadedAt: z.string().meta({ description: 'ISO 8601' }),
-  fileSize: z.number().int().meta({ description: 'Bytes stored (after SVG sanitising).' }),
-  isUpdate: z.boolean(),
-  pending: z.boolean().optional(),
-  message: z.string().optional(),
+/** Chain ids of the networks the service serves: the `Chain ID` of a sign-in message for that network. */
+export const METADATA_CHAIN_IDS: Readonly<Record<MetadataNetwork, number>> = {
+  mainnet: 1,
+  sepolia: 11155111,
 };
 
-export const avatarUploadResultSchema = z.object({ ...uploadResultBase, avatarUrl: z.string() });
-export const headerUploadResultSchema = z.object({ ...uploadResultBase, headerUrl: z.string() });
-export type AvatarUploadResult = z.output<typeof avatarUploadResultSchema>;
-export type HeaderUploadResult = z.output<typeof headerUploadResultSchema>;
-
-export const deleteResultSchema = z.object({
-  subname: z.string(),
-  network: z.enum(METADATA_NETWORKS),
-  message: z.string(),
-  deletedAt: z.string().meta({ description: 'ISO 8601' }),
-});
-export type DeleteResult = z.output<typeof deleteResultSchema>;
-
-export const tokenParamsSchema = z.object({
-  chainId: z.string().regex(/^\d{1,20}$/, 'must be a decimal chain id'),
-  tokenId: z
-    .string()
-    .regex(/^(0x[0-9a-fA-F]{1,64}|\d{1,78})$/, 'must be a decimal or 0x-hex uint256')
-    .refine((value) => {
-      try {
-        return BigInt(value) < 2n ** 256n;
-      } catch {
-        return false;
-      }
-    }, 'must fit in a uint256')
-    .meta({ description: 'uint256 of the namehash, decimal or 0x-hex.' }),
-});
-
-export const metadataAttributeSchema = z.object({
-  trait_type: z.string(),
-  display_type: z.string(),
-  value: z.union([z.string(), z.number(), z.boolean(), z.record(z.string(), z.unknown())]),
-});
-
-export const tokenMetadataSchema = z.object({
-  name: z.string(),
-  description: z.string(),
-  image: z.string(),
-  image_url: z.string(),
-  attributes: z.array(metadataAttributeSchema),
-  name_length: z.number().int(),
-  segment_length: z.number().int(),
-  url: z.string().nullable(),
-  is_normalized: z.boolean(),
-  version: z.number().int(),
-  background_image: z.string().optional(),
-});
-export type TokenMetadata = z.output<typeof tokenMetadataSchema>;
-
-export interface UploadInput extends SignedRequest {
+export interface ImageTarget {
   network: MetadataNetwork;
+  /** The full name, e.g. `alice.offchain.eth`. */
   subname: string;
+}
+
+export interface UploadInput extends SignedRequest, ImageTarget {
   file: Blob;
   fileName?: string;
 }
 
-function imagePath(network: string, subname: string, kind: ImageKind): string {
-  return `/profile/${network}/${encodeURIComponent(subname)}/${kind}`;
+export interface ImageSignInInput extends ImageTarget {
+  /** The metadata service's public base URL (its `PUBLIC_BASE_URL`): the message names the image under it. */
+  serviceUrl: string;
+  /** The domain the wallet signs for: one of the service's `SIWE_DOMAINS`, usually the page's `location.host`. */
+  domain: string;
+  address: string;
+  nonce: string;
+  kind: ImageKind;
+  operation: 'upload' | 'delete';
+  issuedAt?: Date;
+  /** Default: ten minutes after `issuedAt`. */
+  expirationTime?: Date;
+}
+
+export interface StoredImage {
+  bytes: Uint8Array;
+  contentType: string;
+  etag: string | null;
+}
+
+export interface WaitForImageOptions {
+  /** The upload's `uploadedAt`: an older visible image (the one being replaced) does not count. */
+  uploadedAt?: string;
+  signal?: AbortSignal;
+  /** First pause between two checks; doubled after each until `maxDelayMs`. Defaults 1000 and 15000. */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** The stable URL of a name's image: what its `avatar`/`header` text record must hold. */
+export function imageUrl(baseUrl: string, target: ImageTarget, kind: ImageKind): string {
+  return `${baseUrl.replace(/\/+$/, '')}/profile/${target.network}/${encodeURIComponent(target.subname)}/${kind}`;
+}
+
+/**
+ * The EIP-4361 message for one upload or delete, bound to it: its URI and its only resource are the image's
+ * stable URL, and the statement names the operation. The caller's wallet signs it.
+ */
+export function imageSignInMessage(input: ImageSignInInput): string {
+  const issuedAt = input.issuedAt ?? new Date();
+  const url = imageUrl(input.serviceUrl, input, input.kind);
+  const verb = input.operation === 'upload' ? 'Upload' : 'Delete';
+  return buildSignInMessage({
+    domain: input.domain,
+    address: input.address,
+    statement: `${verb} the ${input.kind} of ${input.subname} on ${input.network}.`,
+    uri: url,
+    chainId: METADATA_CHAIN_IDS[input.network],
+    nonce: input.nonce,
+    issuedAt,
+    expirationTime: input.expirationTime ?? new Date(issuedAt.getTime() + 10 * 60_000),
+    resources: [url],
+  });
 }
 
 function uploadForm(kind: ImageKind, input: UploadInput): FormData {
@@ -123,48 +108,107 @@ function uploadForm(kind: ImageKind, input: UploadInput): FormData {
   return form;
 }
 
-export function createMetadataClient(options: ClientOptions) {
+function imagePath(target: ImageTarget, kind: ImageKind): string {
+  return `/profile/${target.network}/${encodeURIComponent(target.subname)}/${kind}`;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface MetadataClient {
+  /** `POST /auth/nonce` */
+  getNonce(body: NonceRequest): Promise<NonceResponse>;
+  /** `POST /profile/{network}/{subname}/avatar` */
+  uploadAvatar(input: UploadInput): Promise<AvatarUploadResult>;
+  /** `POST /profile/{network}/{subname}/header` */
+  uploadHeader(input: UploadInput): Promise<HeaderUploadResult>;
+  /** `DELETE /profile/{network}/{subname}/{kind}` */
+  deleteImage(kind: ImageKind, input: SignedRequest & ImageTarget): Promise<DeleteResult>;
+  /** `GET /metadata/network/{chainId}/token/{tokenId}` */
+  getTokenMetadata(chainId: number, tokenId: bigint | string): Promise<TokenMetadata>;
+  /** The bytes and type of a visible image (`GET /profile/{network}/{subname}/{kind}`). */
+  getImage(target: ImageTarget, kind: ImageKind): Promise<StoredImage>;
+  /**
+   * Waits until a pending upload is confirmed (the name's text record was set to `imageUrl(...)`): checks the
+   * image with a backoff until it is visible, and resolves with its stable URL. Rejects with the signal's reason
+   * when aborted, and with any answer but 404 `IMAGE_NOT_FOUND`.
+   */
+  waitForImage(target: ImageTarget, kind: ImageKind, options?: WaitForImageOptions): Promise<string>;
+}
+
+export function createMetadataClient(options: ClientOptions): MetadataClient {
+  /** Whether the visible image is the one uploaded at `uploadedAt` (or any image, without it). */
+  const isVisible = async (target: ImageTarget, kind: ImageKind, wait: WaitForImageOptions) => {
+    const response = await (options.fetch ?? fetch)(serviceUrl(options, imagePath(target, kind)), {
+      headers: options.headers,
+      cache: 'no-store',
+      signal: wait.signal,
+    });
+    if (!response.ok) {
+      const problem = await problemOf(response);
+      if (problem.code === 'IMAGE_NOT_FOUND') return false;
+      throw problem;
+    }
+    await response.arrayBuffer();
+    const lastModified = response.headers.get('last-modified');
+    if (!wait.uploadedAt || !lastModified) return true;
+    // Last-Modified has whole seconds.
+    return Date.parse(lastModified) >= Math.floor(Date.parse(wait.uploadedAt) / 1000) * 1000;
+  };
+
   return {
-    /** `POST /auth/nonce` */
-    getNonce: (body: NonceRequest) =>
-      requestJson(options, '/auth/nonce', nonceResponseSchema, { method: 'POST', body }),
-    /** `POST /profile/{network}/{subname}/avatar` */
-    uploadAvatar: (input: UploadInput) =>
-      requestJson(options, imagePath(input.network, input.subname, 'avatar'), avatarUploadResultSchema, {
+    getNonce: (body) => requestJson(options, 'getNonce', '/auth/nonce', { method: 'POST', body }),
+    uploadAvatar: (input) =>
+      requestJson(options, 'uploadAvatar', imagePath(input, 'avatar'), {
         method: 'POST',
         formData: uploadForm('avatar', input),
       }),
-    /** `POST /profile/{network}/{subname}/header` */
-    uploadHeader: (input: UploadInput) =>
-      requestJson(options, imagePath(input.network, input.subname, 'header'), headerUploadResultSchema, {
+    uploadHeader: (input) =>
+      requestJson(options, 'uploadHeader', imagePath(input, 'header'), {
         method: 'POST',
         formData: uploadForm('header', input),
       }),
-    /** `DELETE /profile/{network}/{subname}/{kind}` */
-    deleteImage: (kind: ImageKind, input: SignedRequest & { network: MetadataNetwork; subname: string }) =>
-      requestJson(options, imagePath(input.network, input.subname, kind), deleteResultSchema, {
+    deleteImage: (kind, input) =>
+      requestJson(options, 'deleteImage', imagePath(input, kind), {
         method: 'DELETE',
         body: { siweMessage: input.siweMessage, siweSignature: input.siweSignature, address: input.address },
       }),
-    /** `GET /metadata/network/{chainId}/token/{tokenId}` */
-    getTokenMetadata: (chainId: number, tokenId: bigint | string) =>
-      requestJson(options, `/metadata/network/${chainId}/token/${tokenId.toString()}`, tokenMetadataSchema),
-    /** The bytes and type of a stored image (`GET /profile/{network}/{subname}/{kind}`). */
-    getImage: async (network: MetadataNetwork, subname: string, kind: ImageKind) => {
-      const url = new URL(imagePath(network, subname, kind).slice(1), options.baseUrl.replace(/\/?$/, '/'));
-      const response = await (options.fetch ?? fetch)(url, { headers: options.headers });
-      if (!response.ok) {
-        const body: unknown = await response.json().catch(() => undefined);
-        const problem = (body ?? {}) as { code?: string; detail?: string };
-        throw new ServiceError(response.status, problem.code ?? 'UNKNOWN', problem.detail ?? '', body);
-      }
+    getTokenMetadata: (chainId, tokenId) =>
+      requestJson(options, 'getTokenMetadata', `/metadata/network/${chainId}/token/${tokenId.toString()}`),
+    getImage: async (target, kind) => {
+      const response = await (options.fetch ?? fetch)(serviceUrl(options, imagePath(target, kind)), {
+        headers: options.headers,
+      });
+      if (!response.ok) throw await problemOf(response);
       return {
-        bytes: Buffer.from(await response.arrayBuffer()),
+        bytes: new Uint8Array(await response.arrayBuffer()),
         contentType: response.headers.get('content-type') ?? 'application/octet-stream',
         etag: response.headers.get('etag'),
       };
     },
+    waitForImage: async (target, kind, wait = {}) => {
+      const maxDelay = wait.maxDelayMs ?? 15_000;
+      let delay = wait.initialDelayMs ?? 1000;
+      while (!(await isVisible(target, kind, wait))) {
+        await pause(delay, wait.signal);
+        delay = Math.min(delay * 2, maxDelay);
+      }
+      return imageUrl(options.baseUrl, target, kind);
+    },
   };
 }
-
-export type MetadataClient = ReturnType<typeof createMetadataClient>;

@@ -2,7 +2,7 @@ import { getCoderByCoinType } from '@ensdomains/address-encoder';
 import { getAddress, isAddress } from 'viem';
 import { isEvmCoinType, isValidCoinType } from './chains';
 import { InvalidAddressError } from './errors';
-import { bytesToHex, hexToBytes, type Hex } from './hex';
+import { bytesToHex, hexDigitsToBytes, hexToBytes, type Hex } from './hex';
 
 /** SLIP-44 coin type of Aptos; @ensdomains/address-encoder v1 has no coder for it. */
 const APTOS_COIN_TYPE = 637;
@@ -16,7 +16,7 @@ const evmCodec: Codec = {
   encode(text) {
     // Lowercase and all-uppercase hex are accepted; mixed case must be a valid EIP-55 checksum.
     if (!isAddress(text, { strict: true })) throw new Error('expected a 0x-prefixed 20-byte hex address');
-    return new Uint8Array(Buffer.from(text.slice(2), 'hex'));
+    return hexDigitsToBytes(text.slice(2));
   },
   decode(bytes) {
     if (bytes.length !== 20) throw new Error(`expected 20 bytes, got ${bytes.length}`);
@@ -28,7 +28,7 @@ const evmCodec: Codec = {
 const aptosCodec: Codec = {
   encode(text) {
     if (!/^0x[0-9a-fA-F]{1,64}$/.test(text)) throw new Error('expected 0x + 1 to 64 hex digits');
-    return new Uint8Array(Buffer.from(text.slice(2).padStart(64, '0'), 'hex'));
+    return hexDigitsToBytes(text.slice(2).padStart(64, '0'));
   },
   decode(bytes) {
     if (bytes.length !== 32) throw new Error(`expected 32 bytes, got ${bytes.length}`);

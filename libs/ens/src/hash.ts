@@ -1,6 +1,6 @@
 import { keccak256 } from 'viem';
 import { InvalidTokenIdError } from './errors';
-import { bytesToHex, type Hex } from './hex';
+import { bytesToHex, hexDigitsToBytes, type Hex } from './hex';
 
 const ENCODED_LABEL_RE = /^\[([0-9a-fA-F]{64})\]$/;
 const ZERO32 = new Uint8Array(32);
@@ -9,7 +9,7 @@ const encoder = new TextEncoder();
 
 function labelhashBytes(label: string): Uint8Array {
   const encoded = ENCODED_LABEL_RE.exec(label);
-  if (encoded?.[1]) return new Uint8Array(Buffer.from(encoded[1], 'hex'));
+  if (encoded?.[1]) return hexDigitsToBytes(encoded[1]);
   return keccak256(encoder.encode(label), 'bytes');
 }
 

@@ -14,12 +14,11 @@ import {
   problemErrorHandler,
   sendProblem,
   validateRequest,
-  type ProblemDef,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
 import type { Logger } from './logger';
 import { createHttpMetrics } from './metrics';
-import { buildOpenApi } from './openapi';
+import { buildOpenApi, problemCatalogue } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
 import { docsRouter } from './docs';
@@ -27,6 +26,10 @@ import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
 export type ReadinessCheck = () => Promise<unknown>;
+
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'];
+/** Browsers cache a preflight answer this long (Chromium caps it at 2 hours). */
+export const CORS_MAX_AGE_SECONDS = 7200;
 
 export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
 
@@ -36,9 +39,8 @@ export interface AppOptions {
   /** Markdown for the OpenAPI `info.description`: what the service does and the choices it made. */
   description: string;
   logger: Logger;
+  /** Their problems make the catalogue at `/docs/errors`, with the ones every route can answer. */
   routes: RouteDefinition[];
-  /** The service's own problems, for the catalogue at `/docs/errors` and the OpenAPI document. */
-  problems?: ProblemDef[];
   /** Dependencies `/ready` checks, by name. */
   readiness?: Record<string, ReadinessCheck>;
   /** The HTTP settings every service reads from its environment (see `baseConfigSchema`). */
@@ -84,19 +86,21 @@ export function createApp(options: AppOptions): Express {
     ...options.readiness,
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
-  const problems = [...Object.values(commonProblems), ...(options.problems ?? [])];
-  const openApi = buildOpenApi(
-    { title: service, version, description: options.description },
-    options.routes,
-    problems,
-  );
+  const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
   app.use(securityHeaders());
   const corsOrigins = options.config.CORS_ORIGINS;
   const allowAll = corsOrigins.includes('*');
-  app.use(cors({ origin: allowAll ? '*' : corsOrigins, exposedHeaders: ['x-request-id', 'Retry-After'] }));
+  app.use(
+    cors({
+      origin: allowAll ? '*' : corsOrigins,
+      // A page reads these: the request id to quote, and the rate limit state (IETF draft-8 headers).
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      maxAge: CORS_MAX_AGE_SECONDS,
+    }),
+  );
 
   app.get('/', (_req, res) => {
     res.json({ service, version, docs: '/docs' });
@@ -135,7 +139,7 @@ export function createApp(options: AppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use('/docs', docsRouter(`${service} API`, problems));
+  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
 
   // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
   const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });

@@ -48,6 +48,8 @@ export interface RouteDefinition<
   method: HttpMethod;
   /** Express path syntax: `/ens/v2/profile/:name`. */
   path: string;
+  /** Unique in the service; the client method of the same operation has this name. */
+  operationId: string;
   summary: string;
   description?: string;
   tags?: string[];
@@ -57,8 +59,10 @@ export interface RouteDefinition<
   /** Documents the body media type; `multipart/form-data` routes parse their body in `before`. */
   bodyContentType?: 'application/json' | 'multipart/form-data';
   responses: Record<number, ResponseSpec>;
-  /** Problems this route can answer, for the OpenAPI document. */
+  /** Problems this route can answer, for the OpenAPI document and the catalogue at `/docs/errors`. */
   problems?: ProblemDef[];
+  /** The credential the route checks: an API key in `x-auth-token`, or EIP-4361 sign-in fields in the body. */
+  security?: 'apiKey' | 'signIn';
   rateLimit?: RateLimitSpec;
   /** Middleware that runs before validation, e.g. a multipart parser. */
   before?: RequestHandler[];

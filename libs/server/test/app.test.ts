@@ -21,6 +21,7 @@ const routes = [
   defineRoute({
     method: 'get',
     path: '/widgets/:name',
+    operationId: 'getWidget',
     summary: 'Read a widget',
     params: z.object({ name: ensName({ min: 3, max: 50 }) }),
     query: z.object({ fresh: queryBoolean.optional(), owner: ethAddress.optional() }),
@@ -34,6 +35,7 @@ const routes = [
   defineRoute({
     method: 'post',
     path: '/widgets',
+    operationId: 'createWidget',
     summary: 'Create a widget',
     body: z.object({ label: z.string().min(1).max(10), size: z.number().int().positive() }),
     responses: { 201: { description: 'Created' } },
@@ -45,6 +47,7 @@ const routes = [
   defineRoute({
     method: 'get',
     path: '/boom',
+    operationId: 'boom',
     summary: 'Fails',
     responses: { 200: { description: 'never' } },
     handler: () => {
@@ -65,7 +68,6 @@ function app(overrides: Partial<AppOptions> = {}) {
     description: 'A test service.',
     logger: createLogger('test', 'silent'),
     routes,
-    problems: Object.values(problems),
     config: { CORS_ORIGINS: ['https://app.example'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
     redis,
     ...overrides,
@@ -162,8 +164,23 @@ describe('shared endpoints', () => {
     const res = await request(server).get('/health').set('Origin', 'https://app.example').expect(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['access-control-expose-headers']).toBe(
+      'x-request-id,Retry-After,RateLimit,RateLimit-Policy',
+    );
     const foreign = await request(server).get('/health').set('Origin', 'https://evil.example');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers preflights with the allowed methods and caches them for two hours', async () => {
+    const preflight = await request(server)
+      .options('/widgets')
+      .set('Origin', 'https://app.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,x-auth-token')
+      .expect(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(preflight.headers['access-control-allow-headers']).toBe('content-type,x-auth-token');
+    expect(preflight.headers['access-control-max-age']).toBe('7200');
   });
 });
 
@@ -263,6 +280,7 @@ describe('rate limiting', () => {
         defineRoute({
           method: 'get',
           path,
+          operationId: `get${path.slice(1)}`,
           summary: path,
           responses: { 200: { description: 'ok' } },
           rateLimit: fresh,

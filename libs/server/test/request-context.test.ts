@@ -20,6 +20,7 @@ const routes = [
   defineRoute({
     method: 'get',
     path: '/echo/:word',
+    operationId: 'echo',
     summary: 'echo',
     params: z.object({ word: z.string().max(5) }),
     responses: { 200: { description: 'ok' } },

@@ -29,6 +29,7 @@ describe('runService graceful shutdown', () => {
         defineRoute({
           method: 'get',
           path: '/slow',
+          operationId: 'slow',
           summary: 'slow',
           query: z.object({}),
           responses: { 200: { description: 'ok' } },

@@ -6,3 +6,4 @@ export * from './database';
 export * from './redis';
 export * from './dev-stack';
 export * from './ports';
+export * from './openapi';

@@ -18,7 +18,7 @@ describe('test gateway', () => {
       signerKey: signer.privateKey,
       records: { 'pay.off.eth': { addr: owner.address, texts: { avatar: 'https://img.example/pay.png' } } },
     });
-    const resolver = await chain.ens.deployOffchainResolver(gateway.url, [signer.address]);
+    const resolver = await chain.ens.deployEnsOffchainResolver(gateway.url, [signer.address]);
     await chain.ens.registerEthName('off', owner.address, { resolver });
     const network = new Network('sepolia', 11155111);
     network.attachPlugin(new EnsPlugin(chain.contracts.ensRegistry, 11155111));

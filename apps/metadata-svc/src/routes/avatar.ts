@@ -55,6 +55,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
     defineRoute({
       method: 'get',
       path: `/:network/${kind}/:name`,
+      operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}`,
       summary: `The ${kind} of any name (ENSIP-12)`,
       description:
         `The \`${kind}\` text record, resolved through the universal resolver (wildcard and CCIP-Read), read per ` +
@@ -101,6 +102,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
     defineRoute({
       method: 'get',
       path: `/:network/${kind}/:name/meta`,
+      operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}Meta`,
       summary: `How the ${kind} of a name resolves`,
       description:
         'The record, how it was read, the image URL it led to and whether NFT ownership was verified; a record ' +

@@ -8,6 +8,7 @@ export function nonceRoutes(ctx: MetadataContext): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/auth/nonce',
+      operationId: 'getNonce',
       summary: 'Issue a sign-in nonce',
       description:
         'A single-use nonce for an EIP-4361 message, bound to `address` (case-insensitive) and to `scope`. It ' +

@@ -36,17 +36,20 @@ function routesFor(
   gate: ReturnType<typeof uploadGate>,
 ): RouteDefinition[] {
   const path = `/profile/:network/:subname/${kind}`;
+  const Kind = kind === 'avatar' ? 'Avatar' : 'Header';
   const maxBytes = kind === 'avatar' ? ctx.config.AVATAR_MAX_BYTES : ctx.config.HEADER_MAX_BYTES;
   const minutes = ctx.config.PENDING_WINDOW_MS / 60_000;
   return [
     defineRoute({
       method: 'post',
       path,
+      operationId: `upload${Kind}`,
+      security: 'signIn',
       summary: `Upload the ${kind} of a name`,
       description:
         `Multipart form: \`${kind}\` (the file, at most ${maxBytes} bytes), \`siweMessage\`, \`siweSignature\`, ` +
         '`address`. The type comes from the bytes (jpeg, png, gif, webp, svg); rasters are decoded under a pixel ' +
-        'limit, SVG is sanitised (no scripts, event handlers, foreignObject, <style>, or references outside the ' +
+        'limit, SVG is sanitised (no scripts, event handlers, `foreignObject`, `<style>`, or references outside the ' +
         'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
@@ -97,6 +100,8 @@ function routesFor(
     defineRoute({
       method: 'delete',
       path,
+      operationId: `delete${Kind}`,
+      security: 'signIn',
       summary: `Delete the ${kind} of a name`,
       description:
         'JSON body: `siweMessage`, `siweSignature`, `address`. The signer must own the name (403 ' +
@@ -130,6 +135,7 @@ function routesFor(
     defineRoute({
       method: 'get',
       path,
+      operationId: `get${Kind}`,
       summary: `The ${kind} image of a name`,
       description:
         `The stable URL to put in the \`${kind}\` text record. Pending uploads of the name are checked first. ` +

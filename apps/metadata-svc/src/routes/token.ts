@@ -69,6 +69,7 @@ export function tokenRoutes(
     defineRoute({
       method: 'get',
       path: '/metadata/network/:chainId/token/:tokenId',
+      operationId: 'getTokenMetadata',
       summary: 'ERC-721/1155 metadata of a name token',
       description:
         'ENS-metadata-service shape (version 2). `tokenId` is the uint256 of the namehash (decimal or 0x-hex). ' +
@@ -103,6 +104,7 @@ export function tokenRoutes(
     defineRoute({
       method: 'get',
       path: '/metadata/network/:chainId/token/:tokenId/image.png',
+      operationId: 'getTokenImage',
       summary: 'Image of a name token (PNG)',
       description:
         'A 270×270 PNG rendered from an SVG template: the name (long names shortened in the middle, emoji drawn ' +

@@ -14,6 +14,7 @@ export function nonceRoute(ctx: MintServiceContext, rateLimitPerMinute: number) 
   return defineRoute({
     method: 'post',
     path: '/api/v1/auth/nonce',
+    operationId: 'requestMintNonce',
     summary: 'A sign-in nonce for listing changes or minter verification',
     description:
       "Like the metadata service's `/auth/nonce`: `{ nonce, expiresAt }` with `expiresAt` in Unix milliseconds. " +
@@ -31,6 +32,8 @@ export function verifyMinterRoute(ctx: MintServiceContext) {
   return defineRoute({
     method: 'post',
     path: '/api/v1/minters/verify',
+    operationId: 'verifyMinter',
+    security: 'signIn',
     summary: 'Verify a minter address with a sign-in message',
     description:
       'A minter proves control of its address with an EIP-4361 message (nonce scope `minter`, chain id of ' +

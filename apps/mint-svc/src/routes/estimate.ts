@@ -10,6 +10,7 @@ export function estimateRoute(ctx: MintServiceContext) {
   return defineRoute({
     method: 'get',
     path: '/api/v1/mint/estimate',
+    operationId: 'getMintEstimate',
     summary: 'Estimate price, fee and eligibility of a mint',
     description:
       'Ineligibility is not an error: `canMint` is false and `validationErrors` lists every cause, in the order ' +

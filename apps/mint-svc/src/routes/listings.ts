@@ -49,6 +49,7 @@ export function listingRoutes(ctx: MintServiceContext) {
     defineRoute({
       method: 'get',
       path,
+      operationId: 'getListing',
       summary: 'The listing of a parent name',
       description: 'Listings are public (prices, gates and reserved labels are what minters see anyway).',
       tags: ['listings'],
@@ -69,6 +70,8 @@ export function listingRoutes(ctx: MintServiceContext) {
     defineRoute({
       method: 'put',
       path,
+      operationId: 'putListing',
+      security: 'signIn',
       summary: 'Create or replace the listing of a parent name',
       description:
         "Signed by the parent's current on-chain owner (NameWrapper owner when wrapped) with an EIP-4361 message " +
@@ -103,6 +106,8 @@ export function listingRoutes(ctx: MintServiceContext) {
     defineRoute({
       method: 'delete',
       path,
+      operationId: 'deleteListing',
+      security: 'signIn',
       summary: 'Remove the listing of a parent name',
       description:
         'Signed like PUT. Minting stops at once; signatures already handed out stay valid on-chain until their `signatureExpiry`.',

@@ -12,6 +12,7 @@ export function mintRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
   return defineRoute({
     method: 'post',
     path: '/api/v1/mint',
+    operationId: 'requestMint',
     summary: 'Signed parameters for an on-chain mint',
     description:
       "Answers the parameters and the EIP-712 signature to pass to the controller's `mint(ctx, sig, resolverData, " +

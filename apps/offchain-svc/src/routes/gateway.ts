@@ -92,6 +92,7 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
     defineRoute({
       method: 'get',
       path: '/api/v1/gateway/:sender/:data.json',
+      operationId: 'ccipReadGet',
       summary: 'CCIP-Read lookup (GET)',
       description,
       tags: TAG,
@@ -104,6 +105,7 @@ export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDef
     defineRoute({
       method: 'post',
       path: '/api/v1/gateway',
+      operationId: 'ccipReadPost',
       summary: 'CCIP-Read lookup (POST)',
       description,
       tags: TAG,

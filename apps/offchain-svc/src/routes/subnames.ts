@@ -57,6 +57,8 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/v1/subnames',
+      operationId: 'createOrUpdateSubname',
+      security: 'apiKey',
       summary: 'Create or update a subname',
       description:
         'Needs an API key (`x-auth-token`) issued for `parentName`. 201 when the subname was created, 200 when it ' +
@@ -79,6 +81,7 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/api/v1/subnames/search',
+      operationId: 'searchSubnames',
       summary: 'Search subnames',
       description:
         'Filters: `parentName` and/or `parentNames` (at least one), `labelSearch` (case-insensitive substring of ' +
@@ -106,6 +109,7 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/api/v1/subnames/namehash/:namehash',
+      operationId: 'getSubnameByNamehash',
       summary: 'Get a subname by namehash',
       description: 'Used by the metadata service to find an offchain subname from a token id.',
       tags: TAG,
@@ -123,6 +127,7 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/api/v1/subnames/:fullSubname',
+      operationId: 'getSubname',
       summary: 'Get a subname by full name',
       description: 'The name is normalised (ENSIP-15) before the lookup.',
       tags: TAG,
@@ -138,6 +143,8 @@ export function subnameRoutes(db: OffchainDb): RouteDefinition[] {
     defineRoute({
       method: 'delete',
       path: '/api/v1/subnames/:fullSubname',
+      operationId: 'deleteSubname',
+      security: 'apiKey',
       summary: 'Delete a subname',
       description: 'Needs an API key issued for the subname’s parent name. 204 when deleted.',
       tags: TAG,

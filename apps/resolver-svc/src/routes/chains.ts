@@ -18,6 +18,7 @@ export function chainRoutes(): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/chains',
+      operationId: 'getChains',
       summary: 'Chains and coin types this service knows',
       description:
         'The chain short names accepted by `chains` / `addresses` (aliases too, case-insensitive) and their coin ' +

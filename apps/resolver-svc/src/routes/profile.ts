@@ -31,6 +31,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/profile/bulk',
+      operationId: 'getProfiles',
       summary: 'Profiles of up to 20 names',
       description:
         'One entry per distinct input name, in input order (duplicate inputs are removed). An entry that fails ' +
@@ -69,6 +70,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/profile/:name',
+      operationId: 'getProfile',
       summary: 'Profile of a name',
       description:
         'Text records, multichain addresses and (with `contenthash=true`) the contenthash of a name, resolved ' +

@@ -15,6 +15,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/addresses/:name',
+      operationId: 'getAddresses',
       summary: 'Multichain addresses of a name',
       description:
         "Address records decoded into each chain's native format (EVM: EIP-55 checksummed; BTC, SOL, … per " +
@@ -46,6 +47,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/texts/:name',
+      operationId: 'getTexts',
       summary: 'Text records of a name',
       description:
         'The text records named in `keys`. Without `keys`, every well-known key (ENS has no on-chain list of ' +

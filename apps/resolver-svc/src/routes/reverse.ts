@@ -34,6 +34,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/reverse/bulk',
+      operationId: 'getReverseProfiles',
       summary: 'Reverse profiles of up to 20 addresses',
       description:
         'One entry per distinct input address, in input order (duplicate inputs are removed). An entry that ' +
@@ -80,6 +81,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/ens/v2/reverse/:address/profile',
+      operationId: 'getReverseProfile',
       summary: 'Primary name and profile of an address',
       description:
         'The primary name is the ENSIP-19 reverse record of the requested coin type (`coinType`, or the coin type ' +

@@ -1,0 +1,70 @@
+/**
+ * `npm run bench:client-size`: what one service's client costs a page. Builds the package as published, bundles
+ * what a page imports from each entry for the browser with esbuild (minified, tree-shaken) and prints one table of
+ * minified and gzipped bytes: the client alone (responses typed, not checked) and with its opt-in response
+ * schemas (zod and the ENS helpers they use). Goal: one service's client at most 25 KB gzipped.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { buildClientPackage } from '../libs/client/scripts/build';
+
+const GOAL_GZIPPED = 25 * 1024;
+
+const cases: Array<{ name: string; code: string }> = [
+  {
+    name: 'metadata client + sign-in message',
+    code: `import { createMetadataClient, imageSignInMessage } from '@nrp/client/metadata';
+      export { createMetadataClient, imageSignInMessage };`,
+  },
+  { name: 'mint client', code: `export { createMintClient } from '@nrp/client/mint';` },
+  { name: 'offchain client', code: `export { createOffchainClient } from '@nrp/client/offchain';` },
+  { name: 'resolver client', code: `export { createResolverClient } from '@nrp/client/resolver';` },
+  ...(['metadata', 'mint', 'offchain', 'resolver'] as const).map((service) => ({
+    name: `${service} client + response schemas`,
+    code: `export * from '@nrp/client/${service}'; export { ${service}ResponseSchemas } from '@nrp/client/${service}/schemas';`,
+  })),
+];
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), 'client-size-'));
+  try {
+    const dist = path.join(work, 'node_modules/@nrp/client');
+    await buildClientPackage(dist);
+    const rows: string[][] = [];
+    for (const { name, code } of cases) {
+      const result = await build({
+        stdin: { contents: code, resolveDir: work, loader: 'js' },
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        platform: 'browser',
+        target: 'es2022',
+        write: false,
+        // The package's own dependencies (zod, …) as the workspace has them installed.
+        nodePaths: [path.resolve(__dirname, '../node_modules')],
+        logLevel: 'error',
+      });
+      const bytes = result.outputFiles[0]?.contents ?? new Uint8Array();
+      const gzipped = gzipSync(bytes, { level: 9 }).length;
+      rows.push([
+        name,
+        (bytes.length / 1024).toFixed(1),
+        (gzipped / 1024).toFixed(1),
+        gzipped <= GOAL_GZIPPED ? 'yes' : 'no',
+      ]);
+    }
+    const header = ['browser bundle of', 'min KB', 'gzip KB', '<= 25 KB gzip'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+    console.log(line(header));
+    console.log(line(widths.map((w) => '-'.repeat(w))));
+    for (const row of rows) console.log(line(row));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+void main();

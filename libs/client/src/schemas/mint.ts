@@ -1,0 +1,262 @@
+/**
+ * The mint service's API: request/response schemas (the service validates with these same schemas; clients may
+ * opt in to response validation). Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
+ */
+import { z } from 'zod';
+import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
+import { signedRequestSchema } from './signed-request';
+
+// ----- shared pieces -----
+
+export const MINT_NETWORKS = ['mainnet', 'sepolia'] as const;
+export const mintNetworkSchema = z.enum(MINT_NETWORKS).meta({ description: '`mainnet` or `sepolia`.' });
+export type MintNetwork = z.output<typeof mintNetworkSchema>;
+
+/** A whole number of wei as a decimal string (uint256 range). */
+export const weiString = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,77})$/, 'must be a whole number of wei as a decimal string')
+  .refine((v) => BigInt(v) < 2n ** 256n, 'must fit in uint256')
+  .meta({ description: 'Amount in wei, decimal string.', example: '1000000000000000' });
+
+/** One ENS label (no dots), normalised with ENSIP-15. */
+export function ensLabel(limits: { min: number; max: number }) {
+  return ensName(limits).superRefine((value, ctx) => {
+    if (value.includes('.')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a single label (no dots)',
+        params: { problem: INVALID_NAME_ISSUE },
+      });
+    }
+  });
+}
+
+/** The six reasons a mint is not allowed, in the order the service lists them. */
+export const VALIDATION_ERRORS = [
+  'SUBNAME_TAKEN',
+  'MINTER_NOT_TOKEN_OWNER',
+  'MINTER_NOT_WHITELISTED',
+  'LISTING_EXPIRED',
+  'SUBNAME_RESERVED',
+  'VERIFIED_MINTER_ADDRESS_REQUIRED',
+] as const;
+export const validationErrorSchema = z.enum(VALIDATION_ERRORS);
+export type MintValidationError = z.output<typeof validationErrorSchema>;
+
+// ----- estimate and mint -----
+
+export const mintEstimateQuerySchema = z.object({
+  parentName: ensName({ min: 3, max: 100 }),
+  label: ensLabel({ min: 1, max: 100 }),
+  minterAddress: ethAddress,
+  isTestnet: queryBoolean.default(false).meta({ description: 'true: sepolia; false (default): mainnet.' }),
+  expiryInYears: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(1)
+    .meta({ description: 'Whole years, 1 to 100; default 1. The price is per year.' }),
+});
+/** What a client sends as the estimate's query string. */
+export interface MintEstimateQuery {
+  parentName: string;
+  label: string;
+  minterAddress: string;
+  isTestnet?: boolean;
+  expiryInYears?: number;
+}
+
+export const mintEstimateResponseSchema = z.object({
+  canMint: z.boolean(),
+  estimatedPriceEth: z
+    .number()
+    .meta({ description: 'Price in ether: Number(formatEther(estimatedPriceWei)).' }),
+  estimatedFeeEth: z.number().meta({ description: 'Fee in ether: Number(formatEther(estimatedFeeWei)).' }),
+  isStandardFee: z.boolean(),
+  validationErrors: z.array(validationErrorSchema),
+  estimatedPriceWei: weiString.meta({ description: 'Exact price in wei (addition to the contract).' }),
+  estimatedFeeWei: weiString.meta({ description: 'Exact fee in wei (addition to the contract).' }),
+  expiry: z.number().int().meta({ description: 'Expiry (Unix seconds) a mint now would get.' }),
+});
+export type MintEstimateResponse = z.output<typeof mintEstimateResponseSchema>;
+
+export const mintRequestSchema = z.object({
+  label: ensLabel({ min: 1, max: 255 }),
+  parentName: ensName({ min: 1, max: 255 }),
+  minterAddress: ethAddress,
+  expiryInYears: z.number().int().min(1).max(100).default(1),
+  isTestnet: z.boolean().default(false),
+  owner: ethAddress.optional().meta({ description: 'Owner of the new subname; default minterAddress.' }),
+});
+export type MintRequest = z.input<typeof mintRequestSchema>;
+
+export const mintResponseSchema = z.object({
+  content: z.object({
+    label: z.string(),
+    owner: z.string(),
+    fee: weiString,
+    price: weiString,
+    parentNode: z.string(),
+    paymentReceiver: z.string(),
+    verifiedMinter: z.string(),
+    signatureExpiry: z.number().int(),
+    expiry: z.number().int(),
+    fuses: z.number().int(),
+  }),
+  signature: z.string(),
+  mintController: z.string().meta({ description: 'The controller to send mint(...) to (addition).' }),
+  chainId: z.number().int().meta({ description: 'Chain id of the EIP-712 domain (addition).' }),
+});
+export type MintResponse = z.output<typeof mintResponseSchema>;
+
+// ----- sign-in -----
+
+export const MINT_NONCE_SCOPES = ['listing', 'minter'] as const;
+
+export const mintNonceRequestSchema = z.object({
+  address: ethAddress,
+  scope: z
+    .enum(MINT_NONCE_SCOPES)
+    .default('listing')
+    .meta({ description: '`listing` for listing changes, `minter` for minter verification.' }),
+});
+export type MintNonceRequest = z.input<typeof mintNonceRequestSchema>;
+
+export const mintNonceResponseSchema = z.object({
+  nonce: z.string(),
+  expiresAt: z.number().int().meta({ description: 'Unix time in milliseconds.' }),
+});
+export type MintNonceResponse = z.output<typeof mintNonceResponseSchema>;
+
+export const verifyMinterRequestSchema = signedRequestSchema.extend({ network: mintNetworkSchema });
+export type VerifyMinterRequest = z.input<typeof verifyMinterRequestSchema>;
+
+export const verifiedMinterSchema = z.object({
+  network: mintNetworkSchema,
+  address: z.string(),
+  verifiedUntil: z.number().int().meta({ description: 'Unix seconds.' }),
+});
+export type VerifiedMinter = z.output<typeof verifiedMinterSchema>;
+
+// ----- listings -----
+
+export const listingFeeSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('standard') }),
+    z.object({ type: z.literal('share'), basisPoints: z.number().int().min(0).max(10_000) }),
+  ])
+  .meta({
+    description:
+      '`standard`: the platform fee (STANDARD_FEE_WEI per mint); `share`: basisPoints/10000 of the price, rounded down.',
+  });
+
+export const tokenGateSchema = z
+  .object({
+    standard: z.enum(['erc721', 'erc1155']),
+    contract: ethAddress,
+    tokenId: weiString.optional().meta({ description: 'Required for erc1155 (decimal uint256).' }),
+    minBalance: weiString.default('1'),
+  })
+  .refine((gate) => gate.standard === 'erc721' || gate.tokenId !== undefined, {
+    message: 'tokenId is required for erc1155',
+    path: ['tokenId'],
+  });
+
+export const listingInputSchema = z.object({
+  basePriceWei: weiString.meta({ description: 'Price per year of labels without a lengthPrices entry.' }),
+  lengthPrices: z
+    .array(z.object({ length: z.number().int().min(1).max(255), priceWei: weiString }))
+    .max(255)
+    .default([])
+    .refine((items) => new Set(items.map((i) => i.length)).size === items.length, 'lengths must be unique')
+    .meta({ description: 'Price per year of labels of exactly this many characters (code points).' }),
+  fee: listingFeeSchema.default({ type: 'standard' }),
+  paymentReceiver: ethAddress.optional().meta({ description: 'Receives the price; default the lister.' }),
+  allowList: z.array(ethAddress).max(10_000).default([]).meta({ description: 'Empty: anyone may mint.' }),
+  tokenGate: tokenGateSchema.nullable().default(null),
+  reservedLabels: z
+    .array(ensLabel({ min: 1, max: 255 }))
+    .max(10_000)
+    .default([]),
+  expiresAt: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .meta({ description: 'Unix seconds after which the listing no longer mints; null: never.' }),
+  requireVerifiedMinter: z.boolean().default(false),
+  fuses: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .default(0)
+    .meta({ description: 'NameWrapper fuses of minted subnames of a wrapped parent.' }),
+});
+export type ListingInput = z.input<typeof listingInputSchema>;
+export type ListingSettings = z.output<typeof listingInputSchema>;
+
+export const listingParamsSchema = z.object({
+  network: mintNetworkSchema,
+  parentName: ensName({ min: 1, max: 255 }),
+});
+
+export const putListingRequestSchema = signedRequestSchema.extend({ listing: listingInputSchema });
+export type PutListingRequest = z.input<typeof putListingRequestSchema>;
+
+export const listingSchema = z.object({
+  network: mintNetworkSchema,
+  parentName: z.string(),
+  parentNode: z.string(),
+  basePriceWei: weiString,
+  lengthPrices: z.array(z.object({ length: z.number().int(), priceWei: weiString })),
+  fee: listingFeeSchema,
+  paymentReceiver: z.string(),
+  allowList: z.array(z.string()),
+  tokenGate: z
+    .object({
+      standard: z.enum(['erc721', 'erc1155']),
+      contract: z.string(),
+      tokenId: weiString.optional(),
+      minBalance: weiString,
+    })
+    .nullable(),
+  reservedLabels: z.array(z.string()),
+  expiresAt: z.number().int().nullable(),
+  requireVerifiedMinter: z.boolean(),
+  fuses: z.number().int(),
+  listedBy: z.string().nullable().meta({ description: 'Address that signed the listing; null from a file.' }),
+  source: z.enum(['api', 'file']),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Listing = z.output<typeof listingSchema>;
+
+export const deleteListingResponseSchema = z.object({
+  network: mintNetworkSchema,
+  parentName: z.string(),
+  deletedAt: z.string(),
+});
+export type DeleteListingResponse = z.output<typeof deleteListingResponseSchema>;
+
+/** One entry of the LISTINGS_FILE JSON array. */
+export const listingFileEntrySchema = z.object({
+  network: mintNetworkSchema,
+  parentName: ensName({ min: 1, max: 255 }),
+  listing: listingInputSchema,
+});
+export const listingFileSchema = z.array(listingFileEntrySchema);
+
+/** Response schemas by client method, for `createMintClient({ responseSchemas: mintResponseSchemas })`. */
+export const mintResponseSchemas = {
+  getMintEstimate: mintEstimateResponseSchema,
+  requestMint: mintResponseSchema,
+  requestMintNonce: mintNonceResponseSchema,
+  verifyMinter: verifiedMinterSchema,
+  getListing: listingSchema,
+  putListing: listingSchema,
+  deleteListing: deleteListingResponseSchema,
+};
