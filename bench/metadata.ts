@@ -5,13 +5,18 @@
  * - first render (uncached token: NameWrapper lookup + SVG → PNG) median;
  * - upload p95 of a 1 MB PNG (confirmed path: sign-in, decode, record and owner checks, store);
  * - peak RSS of the service process while 50 clients upload 5 MB at once, to the avatar (2 MB limit: refused
- *   early) and to the header (5 MB limit: accepted, decoded and stored as pending uploads).
- * Bounded: BENCH_REQUESTS (default 3000) per throughput run, BENCH_RENDERS (30), BENCH_UPLOADS (40).
+ *   early) and to the header (5 MB limit: accepted, decoded and stored as pending uploads);
+ * - `/{network}/avatar/{name}?width=256&format=webp`: cached throughput as a ratio to the bare route serving the
+ *   same bytes, and the first-fetch latency of uncached ones (record through the universal resolver, fetch of a
+ *   512×512 PNG from a loopback "remote", validation, storage, transform, storage).
+ * Bounded: BENCH_REQUESTS (default 3000) per throughput run, BENCH_RENDERS (30, also the avatar first fetches),
+ * BENCH_UPLOADS (40).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
@@ -47,8 +52,9 @@ function send(
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       // A server that answers 413 before reading the whole body may reset the upload.
-      if (err.code === 'EPIPE' || err.code === 'ECONNRESET') resolve({ status: 413, body: Buffer.alloc(0) });
-      else reject(err);
+      if (opts.body && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) {
+        resolve({ status: 413, body: Buffer.alloc(0) });
+      } else reject(err);
     });
     req.end(opts.body);
   });
@@ -95,7 +101,11 @@ async function throughput(url: string, count: number, headers: Record<string, st
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         next++;
-        const res = await send(url, { headers });
+        // A keep-alive socket the server closed just as it was reused: a GET is sent once more.
+        const res = await send(url, { headers }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ECONNRESET') return send(url, { headers });
+          throw err;
+        });
         if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
       }
     }),
@@ -155,6 +165,7 @@ async function noisePng(bytes: number): Promise<Buffer> {
 
 async function main(): Promise<void> {
   let chain: EnsChain | undefined;
+  let remote: Server | undefined;
   const children: ChildProcess[] = [];
   try {
     chain = await startEnsChain({ chainId: 11155111 });
@@ -174,6 +185,27 @@ async function main(): Promise<void> {
       ]);
     }
     await ens.registerEthName('upload', owner.address);
+
+    // A loopback "remote" serving a distinct 512×512 PNG per avatar name (first fetches are really uncached).
+    const avatarSources = await Promise.all(
+      Array.from({ length: RENDERS }, (_, i) =>
+        sharp({ create: { width: 512, height: 512, channels: 3, background: { r: i * 8, g: 90, b: 200 } } })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const server = createServer((req, res) => {
+      const bytes = avatarSources[Number(/^\/a(\d+)\.png$/.exec(req.url ?? '')?.[1] ?? -1)];
+      if (bytes) res.writeHead(200, { 'content-type': 'image/png' }).end(bytes);
+      else res.writeHead(404).end();
+    });
+    remote = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const remoteOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (let i = 0; i < RENDERS; i++) {
+      await ens.registerEthName(`avatar${i}`, owner.address);
+      await ens.setText(`avatar${i}.eth`, 'avatar', `${remoteOrigin}/a${i}.png`);
+    }
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -202,6 +234,7 @@ async function main(): Promise<void> {
         NONCE_RATE_LIMIT_PER_MINUTE: '100000000',
         UPLOAD_RATE_LIMIT_PER_MINUTE: '100000000',
         PENDING_CHECK_INTERVAL_MS: '0',
+        IMAGE_FETCH_ALLOWED_ORIGINS: remoteOrigin,
         // PostgreSQL when DATABASE_URL is set (as deployed); else the embedded PGlite (about 350 MB of its own).
         ...(process.env.DATABASE_URL
           ? {
@@ -264,16 +297,32 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`image.png of ${name}: ${res.status}`);
     }
 
-    // Cached image.png against a bare Express route serving the same bytes.
+    // First fetches of avatars, each a different name and image, transformed to a 256 px webp.
+    const avatarPath = (i: number) => `${base}/sepolia/avatar/avatar${i}.eth?width=256&format=webp`;
+    const firstAvatar: number[] = [];
+    for (let i = 0; i < RENDERS; i++) {
+      const started = process.hrtime.bigint();
+      const res = await send(avatarPath(i));
+      firstAvatar.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (res.status !== 200)
+        throw new Error(`avatar of avatar${i}.eth: ${res.status} ${res.body.toString('utf8')}`);
+    }
+
+    // Cached image.png and cached avatar against a bare Express route serving the same bytes.
     const imageUrl = `${base}${tokenPath('bench.eth')}/image.png`;
     const png = (await send(imageUrl)).body;
-    const pngFile = join(mkdtempSync(join(tmpdir(), 'bench-bare-')), 'image.png');
+    const bareDir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
+    const pngFile = join(bareDir, 'image.png');
     writeFileSync(pngFile, png);
+    const webpFile = join(bareDir, 'avatar.webp');
+    writeFileSync(webpFile, (await send(avatarPath(0))).body);
     const bare = spawnNode(
       [
         '-e',
-        `const express=require('express');const png=require('fs').readFileSync(${JSON.stringify(pngFile)});` +
-          `const app=express();app.get('/image.png',(q,r)=>{r.type('png').send(png)});app.get('/health',(q,r)=>r.send('ok'));` +
+        `const express=require('express');const fs=require('fs');const png=fs.readFileSync(${JSON.stringify(pngFile)});` +
+          `const webp=fs.readFileSync(${JSON.stringify(webpFile)});` +
+          `const app=express();app.get('/image.png',(q,r)=>{r.type('png').send(png)});` +
+          `app.get('/avatar.webp',(q,r)=>{r.type('webp').send(webp)});app.get('/health',(q,r)=>r.send('ok'));` +
           `app.listen(${barePort},'127.0.0.1');`,
       ],
       {},
@@ -291,6 +340,15 @@ async function main(): Promise<void> {
       bareRps = Math.max(bareRps, await throughput(bareUrl, REQUESTS));
       cachedRps = Math.max(cachedRps, await throughput(imageUrl, REQUESTS));
       healthRps = Math.max(healthRps, await throughput(`${base}/health`, REQUESTS));
+    }
+    const bareWebpUrl = `http://127.0.0.1:${barePort}/avatar.webp`;
+    await throughput(bareWebpUrl, 300);
+    await throughput(avatarPath(0), 300);
+    let bareWebpRps = 0;
+    let avatarRps = 0;
+    for (let round = 0; round < 3; round++) {
+      bareWebpRps = Math.max(bareWebpRps, await throughput(bareWebpUrl, REQUESTS));
+      avatarRps = Math.max(avatarRps, await throughput(avatarPath(0), REQUESTS));
     }
 
     // Upload p95, 1 MB PNG, confirmed path.
@@ -318,6 +376,14 @@ async function main(): Promise<void> {
       ['image.png, cached', `${cachedRps.toFixed(0)} req/s`, ''],
       ['image.png cached / bare ratio', ratio.toFixed(2), '>= 0.5'],
       [`image.png first render, median of ${RENDERS}`, `${percentile(firstRender, 50).toFixed(1)} ms`, ''],
+      ['bare Express route (same 256 px webp bytes)', `${bareWebpRps.toFixed(0)} req/s`, ''],
+      ['avatar ?width=256&format=webp, cached', `${avatarRps.toFixed(0)} req/s`, ''],
+      ['avatar cached / bare ratio', (avatarRps / bareWebpRps).toFixed(2), '>= 0.7'],
+      [
+        `avatar first fetch (512 px PNG → 256 px webp), median / p95 of ${RENDERS}`,
+        `${percentile(firstAvatar, 50).toFixed(1)} / ${percentile(firstAvatar, 95).toFixed(1)} ms`,
+        '',
+      ],
       [`upload 1 MB PNG, p95 of ${UPLOADS}`, `${percentile(uploads, 95).toFixed(1)} ms`, ''],
       [`upload 1 MB PNG, p50 of ${UPLOADS}`, `${percentile(uploads, 50).toFixed(1)} ms`, ''],
       [
@@ -349,6 +415,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    remote?.close();
     agent.destroy();
     await chain?.stop();
   }

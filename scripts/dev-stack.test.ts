@@ -347,6 +347,11 @@ describe('npm start (the dev stack)', () => {
       }
       expect(await reverse(owner?.address ?? '')).toBe('demo.eth');
       expect(await reverse(owner?.address ?? '', '&chain=base')).toBe('demo.eth');
+      // The reverse profile links the avatar to metadata-svc, which serves the data: URI record as an image.
+      const profile = await resolverGet(`/ens/v2/reverse/${owner?.address ?? ''}/profile`);
+      expect(profile.avatarUrl).toBe(`${stack.services.metadata}/sepolia/avatar/demo.eth`);
+      const avatar = await fetch(String(profile.avatarUrl));
+      expect([avatar.status, avatar.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
       expect(await reverse(last?.address ?? '')).toBeNull();
     });
 

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, hostList, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import {
+  baseConfigSchema,
+  commaSeparated,
+  hostList,
+  nonNegativeInt,
+  optionalString,
+  positiveInt,
+} from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -47,6 +54,18 @@ export const configSchema = baseConfigSchema(3001)
     DELETE_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
     /** How long token metadata and rendered images are cached in process memory. */
     METADATA_CACHE_TTL_MS: nonNegativeInt.default(60_000),
+    /** IPFS HTTP gateway for ipfs:// and ipns:// avatars (`/ipfs/<cid>`, `/ipns/<name>`). */
+    IPFS_GATEWAY_URL: z.url().default('https://ipfs.io'),
+    /** Arweave gateway for ar:// avatars (`/<txid>`). */
+    ARWEAVE_GATEWAY_URL: z.url().default('https://arweave.net'),
+    /** Origins (scheme://host:port) avatar fetches may reach although private or plain http (development). */
+    IMAGE_FETCH_ALLOWED_ORIGINS: commaSeparated.pipe(z.array(z.url())).default([]),
+    /** Whole time of one fetch of an avatar image or NFT metadata, redirects included. */
+    IMAGE_FETCH_TIMEOUT_MS: positiveInt.default(10_000),
+    /** Largest avatar image or NFT metadata document fetched. */
+    IMAGE_FETCH_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
+    /** How long a resolved avatar/header (record, image, or failure) is reused before the record is read again. */
+    AVATAR_CACHE_TTL_MS: nonNegativeInt.default(60_000),
     /** ENS app URL used for the `url` member of token metadata. */
     NAME_URL_BASE: z.url().default('https://app.ens.domains'),
   })

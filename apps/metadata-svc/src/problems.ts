@@ -17,6 +17,11 @@ export const problems = defineProblems({
     title: 'Unknown token',
     hint: 'The token id (uint256 of the namehash) is neither a NameWrapper token on this chain nor an offchain subname.',
   },
+  AVATAR_UNAVAILABLE: {
+    status: 404,
+    title: 'Avatar cannot be shown',
+    hint: 'The record is set but gives no image; `reason` says why: unsupported-scheme, unsupported-chain, not-owned, url-refused, fetch-failed, too-large or not-an-image.',
+  },
   UNSUPPORTED_CHAIN: {
     status: 404,
     title: 'Unsupported chain',

@@ -29,8 +29,10 @@ import {
   type MetadataDb,
 } from './data/database';
 import type { NetworkAccess } from './ens-state';
+import { createAvatars } from './avatars';
 import { imageEventsTo, processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
+import { avatarRoutes } from './routes/avatar';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
@@ -151,8 +153,12 @@ export async function createMetadataService(
       }
     },
   });
-  const token = tokenRoutes(context);
-  invalidate = (network, node) => token.caches.invalidate(network, node);
+  const avatars = createAvatars(context);
+  const token = tokenRoutes(context, avatars);
+  invalidate = (network, node) => {
+    token.caches.invalidate(network, node);
+    avatars.invalidate(network, node);
+  };
 
   const readiness: Record<string, () => Promise<unknown>> = {
     database: () => database.ping(),
@@ -170,7 +176,12 @@ export async function createMetadataService(
     version: API_VERSION,
     description: `${description}\n\nBuild ${version}.`,
     logger,
-    routes: [...nonceRoutes(context), ...profileRoutes(context), ...token.routes],
+    routes: [
+      ...nonceRoutes(context),
+      ...profileRoutes(context),
+      ...token.routes,
+      ...avatarRoutes(context, avatars),
+    ],
     readiness,
     config,
     redis,

@@ -29,3 +29,28 @@ describe('metadata-svc configuration', () => {
     expect(production).toMatchObject({ DATABASE_URL: 'postgres://db/app', S3_BUCKET: 'images' });
   });
 });
+
+describe('avatar fetching configuration', () => {
+  it('defaults to public gateways, no allowed origins, 10 s, 10 MiB, 60 s of reuse', () => {
+    expect(loadConfig(configSchema, {})).toMatchObject({
+      IPFS_GATEWAY_URL: 'https://ipfs.io',
+      ARWEAVE_GATEWAY_URL: 'https://arweave.net',
+      IMAGE_FETCH_ALLOWED_ORIGINS: [],
+      IMAGE_FETCH_TIMEOUT_MS: 10_000,
+      IMAGE_FETCH_MAX_BYTES: 10 * 1024 * 1024,
+      AVATAR_CACHE_TTL_MS: 60_000,
+    });
+  });
+
+  it('takes a comma-separated list of origins and refuses a value that is not a URL', () => {
+    expect(
+      loadConfig(configSchema, {
+        IMAGE_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8080, http://localhost:9000',
+      }).IMAGE_FETCH_ALLOWED_ORIGINS,
+    ).toEqual(['http://127.0.0.1:8080', 'http://localhost:9000']);
+    expect(() => loadConfig(configSchema, { IMAGE_FETCH_ALLOWED_ORIGINS: 'not an origin' })).toThrow(
+      /IMAGE_FETCH_ALLOWED_ORIGINS/,
+    );
+    expect(() => loadConfig(configSchema, { IPFS_GATEWAY_URL: 'ipfs.io' })).toThrow(/IPFS_GATEWAY_URL/);
+  });
+});

@@ -209,7 +209,7 @@ describe('image.png', () => {
       await signedFields(app, alice),
     ).expect(200);
     expect((await request(app).get(meta('tok.eth')).expect(200)).body.background_image).toBe(
-      stableImageUrl(BASE_URL, 'sepolia', 'tok.eth', 'header'),
+      `${BASE_URL}/sepolia/header/tok.eth`,
     );
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORK_NAMES, networksEnvSchema } from '@nrp/chain';
-import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
+import { baseConfigSchema, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
 
 export const configSchema = baseConfigSchema(3004).extend({
   ...networksEnvSchema.shape,
@@ -18,6 +18,13 @@ export const configSchema = baseConfigSchema(3004).extend({
   RESOLVE_TIMEOUT_MS: positiveInt.optional(),
   /** Per client IP: requests with `noCache=true`, which always reach the RPC node, across all routes. */
   NO_CACHE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  /** Public base URL of metadata-svc; when set, reverse profiles carry `avatarUrl` (its resolved avatar route). */
+  METADATA_PUBLIC_URL: optionalString.pipe(
+    z
+      .url()
+      .transform((u) => u.replace(/\/+$/, ''))
+      .optional(),
+  ),
 });
 
 export type Config = z.output<typeof configSchema>;

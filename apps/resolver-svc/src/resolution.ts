@@ -34,6 +34,8 @@ export interface ResolutionOptions {
   resolveTimeoutMs?: number;
   /** Called once per provider created (for the RPC metrics). */
   onProvider?: (network: NetworkName, provider: ChainProvider) => void;
+  /** metadata-svc's public base URL: reverse profiles with an avatar record get `avatarUrl` there. */
+  avatarBaseUrl?: string | undefined;
 }
 
 export interface Fresh<T> {
@@ -85,6 +87,7 @@ export function noReverseRecord(address: string, coinType: number): ReverseProfi
     hasReverseRecord: false,
     name: null,
     avatar: null,
+    avatarUrl: null,
     displayName: null,
     description: null,
     profile: null,
@@ -195,13 +198,16 @@ export class Resolution {
     const forward = await this.records(network, name, full, fresh);
     const requested = new Set(selection.texts);
     const records = forward.value;
+    const avatar = textValue(records, SUMMARY_TEXT_KEYS.avatar);
+    const base = this.options.avatarBaseUrl;
     return {
       value: {
         address,
         coinType,
         hasReverseRecord: true,
         name,
-        avatar: textValue(records, SUMMARY_TEXT_KEYS.avatar),
+        avatar,
+        avatarUrl: avatar && base ? `${base}/${network}/avatar/${encodeURIComponent(name)}` : null,
         displayName: textValue(records, SUMMARY_TEXT_KEYS.displayName),
         description: textValue(records, SUMMARY_TEXT_KEYS.description),
         profile: toProfile(name, { ...records, texts: records.texts.filter((t) => requested.has(t.key)) }),

@@ -59,6 +59,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
     onProvider: (network, provider) => observeRpcCalls(provider, metrics.rpcCallsOf(network)),
+    avatarBaseUrl: config.METADATA_PUBLIC_URL,
   });
   const ctx = {
     resolution,

@@ -40,7 +40,7 @@ let svc: TestService;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env());
+  svc = await buildService({ ...fx.env(), METADATA_PUBLIC_URL: 'https://metadata.example/' });
 });
 afterAll(async () => {
   await svc?.close();
@@ -266,6 +266,7 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
       hasReverseRecord: true,
       name: 'alice.eth',
       avatar: 'https://example.com/alice.png',
+      avatarUrl: 'https://metadata.example/sepolia/avatar/alice.eth',
       displayName: 'Alice',
       description: 'Alice in ENS land',
     });
@@ -295,10 +296,21 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
       hasReverseRecord: false,
       name: null,
       avatar: null,
+      avatarUrl: null,
       displayName: null,
       description: null,
       profile: null,
     });
+  });
+
+  it('gives no avatarUrl without METADATA_PUBLIC_URL (the raw avatar stays)', async () => {
+    const plain = await buildService(fx.env());
+    try {
+      const res = await request(plain.app).get(`/ens/v2/reverse/${fx.accounts.alice}/profile`).expect(200);
+      expect(res.body).toMatchObject({ avatar: 'https://example.com/alice.png', avatarUrl: null });
+    } finally {
+      await plain.close();
+    }
   });
 
   it('answers hasReverseRecord false for an address without reverse record', async () => {

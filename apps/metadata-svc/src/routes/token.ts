@@ -4,10 +4,9 @@ import type { NetworkName } from '@nrp/chain';
 import { namehashFromTokenId } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
+import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
-import { findConfirmed } from '../data/images';
 import { withDependencyProblems } from '../errors';
-import { stableImageUrl } from '../images';
 import { problems } from '../problems';
 import { renderNameImage, TEMPLATE_VERSION } from '../render';
 import { buildMetadata, contentEtag, lookupToken, networkOfChain, type TokenName } from '../token-metadata';
@@ -24,7 +23,10 @@ interface RenderedImage {
   key: string;
 }
 
-export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; caches: TokenCaches } {
+export function tokenRoutes(
+  ctx: MetadataContext,
+  avatars: Avatars,
+): { routes: RouteDefinition[]; caches: TokenCaches } {
   const ttl = ctx.config.METADATA_CACHE_TTL_MS;
   const enabled = ttl > 0;
   // Process-memory caches only (each replica has its own; they expire after METADATA_CACHE_TTL_MS).
@@ -75,7 +77,8 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
         'namehash; unknown → 404 `TOKEN_NOT_FOUND`, a wrapped name past its NameWrapper expiry → 410 ' +
         '`NAME_EXPIRED`. Unnormalised names are shown as `[0x1234...abcd].eth` with `is_normalized: false` and ' +
         '`url: null`. `Created Date` is given where known (offchain records); wrapped names carry fuse states, ' +
-        'wrapper state and expiry. `background_image` is the header URL when a header is confirmed.',
+        'wrapper state and expiry. `background_image` is `{PUBLIC_BASE_URL}/{network}/header/{name}` when the ' +
+        "name's header record resolves to an image (any ENSIP-12 kind, or an upload of this service).",
       tags: ['metadata'],
       params: tokenParamsSchema,
       responses: { 200: { description: 'Token metadata', schema: tokenMetadataSchema } },
@@ -83,13 +86,15 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
       handler: async ({ params }, req, res) => {
         const found = await token(params.chainId, params.tokenId);
         const header = await withDependencyProblems(() =>
-          findConfirmed(ctx.db, { network: found.network, node: found.node, kind: 'header' }),
+          avatars.resolve(found.network, found.name, 'header'),
         );
         const body = buildMetadata(found, {
           image: imageUrl(params.chainId, params.tokenId),
           nameUrlBase: ctx.config.NAME_URL_BASE,
-          ...(header
-            ? { headerUrl: stableImageUrl(ctx.config.PUBLIC_BASE_URL, found.network, found.name, 'header') }
+          ...(header?.ok
+            ? {
+                headerUrl: `${ctx.config.PUBLIC_BASE_URL}/${found.network}/header/${encodeURIComponent(found.name)}`,
+              }
             : {}),
         });
         res.setHeader('Cache-Control', 'public, max-age=60');
@@ -103,7 +108,8 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
       summary: 'Image of a name token (PNG)',
       description:
         'A 270×270 PNG rendered from an SVG template: the name (long names shortened in the middle, emoji drawn ' +
-        'with the Noto Emoji font bundled from npm) over a gradient, or over the confirmed avatar. Cached by ' +
+        'with the Noto Emoji font bundled from npm) over a gradient, or over the resolved avatar of the name (any ' +
+        'ENSIP-12 kind, as `/{network}/avatar/{name}` serves it). Cached by ' +
         'content (name, avatar bytes, template version); the `ETag` is that content hash.',
       tags: ['metadata'],
       params: tokenParamsSchema,
@@ -137,16 +143,12 @@ export function tokenRoutes(ctx: MetadataContext): { routes: RouteDefinition[]; 
   ];
 
   async function renderFor(found: TokenName, key: string): Promise<RenderedImage> {
-    const avatar = await withDependencyProblems(() =>
-      findConfirmed(ctx.db, { network: found.network, node: found.node, kind: 'avatar' }),
-    );
-    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.etag ?? '');
+    // The resolved avatar of any kind (upload, URL, NFT); without one (or when it gives no image) the plain card.
+    const avatar = await withDependencyProblems(() => avatars.sourceOf(found.network, found.name, 'avatar'));
+    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
     let png = rendered.get(etag);
     if (!png) {
-      const bytes = avatar
-        ? (await withDependencyProblems(() => ctx.blobs.get(avatar.blob_key)))?.bytes
-        : undefined;
-      png = await renderNameImage(found.name, bytes);
+      png = await renderNameImage(found.name, avatar?.bytes);
       rendered.set(etag, png);
     }
     const image = { etag, png, key };

@@ -90,7 +90,9 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         'address of that same coin type must equal the requested address. Otherwise 200 with ' +
         '`hasReverseRecord: false` and null `name`, `avatar`, `displayName`, `description` and `profile`. ' +
         '`avatar`, `displayName` and `description` are the `avatar`, `name` and `description` text records, ' +
-        'always resolved; `profile.texts` lists the requested keys. `noCache` applies to both lookups.',
+        'always resolved; `profile.texts` lists the requested keys. `avatarUrl` is the avatar as an HTTPS image ' +
+        'URL of metadata-svc (`{METADATA_PUBLIC_URL}/{network}/avatar/{name}`, which resolves every ENSIP-12 kind), ' +
+        'null without an avatar record or without METADATA_PUBLIC_URL. `noCache` applies to both lookups.',
       tags: ['reverse'],
       params: addressParamsSchema,
       query: reverseQuerySchema,

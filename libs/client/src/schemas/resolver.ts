@@ -70,6 +70,10 @@ export const reverseProfileSchema = z.object({
   hasReverseRecord: z.boolean(),
   name: z.string().nullable(),
   avatar: z.string().nullable(),
+  avatarUrl: z.string().nullable().meta({
+    description:
+      'The avatar as an HTTPS image URL of metadata-svc (`{METADATA_PUBLIC_URL}/{network}/avatar/{name}`, any ENSIP-12 record resolved and sized there); null without an avatar record or when METADATA_PUBLIC_URL is not configured.',
+  }),
   displayName: z.string().nullable(),
   description: z.string().nullable(),
   profile: profileSchema.nullable(),

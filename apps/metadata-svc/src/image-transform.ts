@@ -1,0 +1,113 @@
+import sharp from 'sharp';
+import { z } from 'zod';
+import type { ImageFormat } from './image-validation';
+
+/** Largest width or height a transform may ask for (px); larger screens get the original. */
+export const MAX_TRANSFORM_DIMENSION = 2048;
+export const TRANSFORM_FITS = ['cover', 'contain', 'inside', 'outside', 'fill'] as const;
+export const OUTPUT_FORMATS = ['webp', 'avif', 'png', 'jpeg'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const dimension = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TRANSFORM_DIMENSION)
+  .optional()
+  .describe(`Pixels, 1 to ${MAX_TRANSFORM_DIMENSION}`);
+
+/** `?width=&height=&fit=&format=` of the avatar and header routes; anything else is 400. */
+export const transformQuerySchema = z.strictObject({
+  width: dimension,
+  height: dimension,
+  fit: z.enum(TRANSFORM_FITS).optional().describe('How the image fits width × height (default cover)'),
+  format: z
+    .enum(OUTPUT_FORMATS)
+    .optional()
+    .describe('Output format; when absent it is negotiated from Accept'),
+});
+export type TransformQuery = z.output<typeof transformQuerySchema>;
+
+/** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
+export interface Transform {
+  width?: number;
+  height?: number;
+  fit: (typeof TRANSFORM_FITS)[number];
+  /** `gif` only when negotiated for a GIF source whose client takes neither webp nor avif (stays animated). */
+  format: OutputFormat | 'gif' | 'original';
+  /** Whether the answer depends on `Accept` (no explicit format). */
+  negotiated: boolean;
+}
+
+const CONTENT_TYPES: Record<OutputFormat | 'gif', string> = {
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+};
+
+/**
+ * The transform a request asks for. Without `format`, the output is webp when `Accept` lists image/webp, else
+ * avif when it lists image/avif, else the source's own format — and an SVG asked for no size stays SVG (it scales
+ * by itself), so it is rasterised (png) only when resized.
+ */
+export function chooseTransform(
+  query: TransformQuery,
+  source: ImageFormat,
+  accept: string | undefined,
+): Transform {
+  const sized = query.width !== undefined || query.height !== undefined;
+  const base = {
+    ...(query.width !== undefined ? { width: query.width } : {}),
+    ...(query.height !== undefined ? { height: query.height } : {}),
+    fit: query.fit ?? 'cover',
+  };
+  if (query.format) return { ...base, format: query.format, negotiated: false };
+  if (source === 'svg' && !sized) return { ...base, format: 'original', negotiated: false };
+  const wanted = (accept ?? '').toLowerCase();
+  if (wanted.includes('image/webp')) return { ...base, format: 'webp', negotiated: true };
+  if (wanted.includes('image/avif')) return { ...base, format: 'avif', negotiated: true };
+  if (source === 'svg') return { ...base, format: 'png', negotiated: true };
+  if (!sized) return { ...base, format: 'original', negotiated: true };
+  return { ...base, format: source, negotiated: true };
+}
+
+/** A stable name of a transform, part of the cache key of its result. */
+export function transformKey(t: Transform): string {
+  return `${t.width ?? '_'}x${t.height ?? '_'}-${t.fit}.${t.format}`;
+}
+
+/**
+ * Applies `t` to source bytes (already validated: a raster of at most `maxPixels`, or a sanitised SVG). Animated
+ * GIF and WebP stay animated when the output is webp or gif (png, jpeg and avif take the first frame). Never enlarges.
+ */
+export async function applyTransform(
+  bytes: Buffer,
+  source: ImageFormat,
+  t: Transform,
+  maxPixels: number,
+): Promise<{ bytes: Buffer; contentType: string }> {
+  if (t.format === 'original') throw new Error('applyTransform called for the original bytes');
+  const animated = (source === 'gif' || source === 'webp') && (t.format === 'webp' || t.format === 'gif');
+  let pipeline = sharp(bytes, { limitInputPixels: maxPixels, animated, failOn: 'error' });
+  if (t.width !== undefined || t.height !== undefined) {
+    pipeline = pipeline.resize({
+      ...(t.width !== undefined ? { width: t.width } : {}),
+      ...(t.height !== undefined ? { height: t.height } : {}),
+      fit: t.fit,
+      withoutEnlargement: true,
+    });
+  }
+  const out =
+    t.format === 'webp'
+      ? pipeline.webp({ quality: 82 })
+      : t.format === 'avif'
+        ? pipeline.avif({ quality: 55, effort: 2 })
+        : t.format === 'png'
+          ? pipeline.png()
+          : t.format === 'gif'
+            ? pipeline.gif()
+            : pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 85, mozjpeg: true });
+  return { bytes: await out.toBuffer(), contentType: CONTENT_TYPES[t.format] };
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { IMAGE_KINDS, METADATA_NETWORKS } from '@nrp/client';
+import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { commonProblems, ensName, ProblemError } from '@nrp/validation';
+import type { Avatars } from '../avatars';
+import type { MetadataContext } from '../context';
+import { withDependencyProblems } from '../errors';
+import { MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
+import { problems } from '../problems';
+
+const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+
+const paramsSchema = z.object({ network: z.enum(METADATA_NETWORKS), name: ensName({ min: 1, max: 255 }) });
+
+const metaSchema = z.object({
+  network: z.enum(METADATA_NETWORKS),
+  name: z.string(),
+  kind: z.enum(IMAGE_KINDS),
+  record: z.string().meta({ description: 'The text record as set.' }),
+  recordKind: z
+    .enum(['upload', 'https', 'ipfs', 'ipns', 'arweave', 'data', 'erc721', 'erc1155'])
+    .nullable()
+    .meta({ description: 'How the record was read (null: unsupported scheme).' }),
+  imageUrl: z.string().nullable().meta({
+    description: 'The URL the image came from (gateway URL for ipfs/ipns/ar); null for inline data.',
+  }),
+  ownershipVerified: z.boolean().nullable().meta({
+    description: "NFTs: whether the name's ETH address owns the token; uploads: true; plain URLs: null.",
+  }),
+  nft: z
+    .object({ chainId: z.number(), contract: z.string(), tokenId: z.string(), owner: z.string().nullable() })
+    .optional(),
+  contentType: z.string().optional(),
+  sha256: z.string().optional(),
+  reason: z
+    .string()
+    .optional()
+    .meta({ description: 'Why no image could be shown (see AVATAR_UNAVAILABLE).' }),
+  detail: z.string().optional(),
+});
+
+/** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */
+export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
+  const ttlSeconds = Math.round(ctx.config.AVATAR_CACHE_TTL_MS / 1000);
+  const cacheControl = `public, max-age=${ttlSeconds}, stale-while-revalidate=${ttlSeconds * 10}`;
+  const unavailable = [
+    commonProblems.INVALID_INPUT,
+    commonProblems.INVALID_NAME,
+    problems.IMAGE_NOT_FOUND,
+    problems.AVATAR_UNAVAILABLE,
+    commonProblems.UPSTREAM_ERROR,
+    commonProblems.SERVICE_UNAVAILABLE,
+  ];
+  return IMAGE_KINDS.flatMap((kind) => [
+    defineRoute({
+      method: 'get',
+      path: `/:network/${kind}/:name`,
+      operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}`,
+      summary: `The ${kind} of any name (ENSIP-12)`,
+      description:
+        `The \`${kind}\` text record, resolved through the universal resolver (wildcard and CCIP-Read), read per ` +
+        'ENSIP-12: https, ipfs:// / ipfs/ / bare CID and ipns:// (through IPFS_GATEWAY_URL), ar:// (through ' +
+        'ARWEAVE_GATEWAY_URL), data:, and eip155:{chainId}/erc721|erc1155:{contract}/{tokenId} NFTs owned by the ' +
+        "name's ETH address (ownerOf / balanceOf; tokenURI / uri with {id}; metadata image, image_url or " +
+        'image_data). The stable URL of an upload of this service is served from storage. Fetches: https to public ' +
+        'hosts only (DNS pinned to the checked address), at most 3 redirects, IMAGE_FETCH_TIMEOUT_MS and ' +
+        'IMAGE_FETCH_MAX_BYTES; the type comes from the bytes (jpeg, png, gif, webp, svg — SVG sanitised as for ' +
+        `uploads). Transforms: width and height 1–${MAX_TRANSFORM_DIMENSION} (never enlarged), fit ` +
+        'cover|contain|inside|outside|fill (default cover), format webp|avif|png|jpeg; without format the answer ' +
+        'is negotiated from Accept (webp, then avif, else the source format; an unsized SVG stays SVG) with ' +
+        '`Vary: Accept`. Animated GIF/WebP stay animated as webp (or gif); png, jpeg and avif take the first frame. ' +
+        'Results are stored by (source sha256, transform) and served with a strong ETag and ' +
+        `\`Cache-Control: ${cacheControl}\`. Freshness: a name's record is read again at most ` +
+        'AVATAR_CACHE_TTL_MS after the previous read (an upload of this service applies at once), so a changed ' +
+        'record shows after at most that long here, and after max-age + stale-while-revalidate in HTTP caches. ' +
+        'No record → 404 IMAGE_NOT_FOUND; a record that gives no image → 404 AVATAR_UNAVAILABLE with `reason`.',
+      tags: ['avatars'],
+      params: paramsSchema,
+      query: transformQuerySchema,
+      responses: {
+        200: { description: 'The image', contentType: 'image/*' },
+        304: { description: 'Not modified' },
+      },
+      problems: unavailable,
+      handler: async ({ params, query }, req, res) => {
+        const image = await withDependencyProblems(() =>
+          avatars.image(params.network, params.name, kind, query, req.headers.accept),
+        );
+        res.setHeader('Content-Type', image.contentType);
+        res.setHeader('ETag', image.etag);
+        res.setHeader('Cache-Control', cacheControl);
+        if (image.negotiated) res.setHeader('Vary', 'Accept');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Content-Security-Policy', IMAGE_CSP);
+        if (req.fresh) {
+          res.status(304).end();
+          return;
+        }
+        res.status(200).send(image.bytes);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `/:network/${kind}/:name/meta`,
+      operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}Meta`,
+      summary: `How the ${kind} of a name resolves`,
+      description:
+        'The record, how it was read, the image URL it led to and whether NFT ownership was verified; a record ' +
+        'that gives no image is answered 200 here with `reason` and `detail`. No record → 404 IMAGE_NOT_FOUND.',
+      tags: ['avatars'],
+      params: paramsSchema,
+      responses: { 200: { description: 'The resolution', schema: metaSchema } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        problems.IMAGE_NOT_FOUND,
+        commonProblems.UPSTREAM_ERROR,
+      ],
+      handler: async ({ params }, _req, res) => {
+        const resolved = await withDependencyProblems(() =>
+          avatars.resolve(params.network, params.name, kind),
+        );
+        if (!resolved) {
+          throw new ProblemError(
+            problems.IMAGE_NOT_FOUND,
+            `${params.name} has no ${kind} record on ${params.network}.`,
+          );
+        }
+        res.setHeader('Cache-Control', cacheControl);
+        return resolved.meta;
+      },
+    }),
+  ]);
+}
