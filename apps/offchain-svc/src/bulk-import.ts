@@ -80,7 +80,7 @@ export function bulkRequestHash(items: unknown[], atomic: boolean): string {
 }
 
 /**
- * Imports up to 1,000 items in ONE transaction with their events. Atomic: any bad item fails the request and
+ * Imports up to 1,000 items in ONE transaction with their events. Atomic: one bad item fails the request and
  * nothing is written. Not atomic: bad items are reported in their result and the others are written. With an
  * idempotency key, the first answer is stored in the same transaction and replayed for the same request; the
  * same key with another request is a 409.

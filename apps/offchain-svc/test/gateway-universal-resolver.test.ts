@@ -9,7 +9,6 @@ import { Wallet } from 'ethers';
 import request from 'supertest';
 import {
   ChainProvider,
-  LOCAL_BATCH_GATEWAY_URL,
   decodeAddrResult,
   decodeTextResult,
   encodeAddrCall,
@@ -17,7 +16,7 @@ import {
   encodeTextCall,
   universalResolve,
 } from '@nrp/chain';
-import { startEnsChain, type EnsChain } from '@nrp/testkit';
+import { localNetworkConfig, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, startTestService, type TestService } from './helpers';
 
 const SIGNER = new Wallet('0x' + '6b'.repeat(32));
@@ -60,22 +59,10 @@ describe('the gateway behind the universal resolver', () => {
         addresses: [{ coin: 60, value: ALICE }],
       })
       .expect(201);
-    provider = new ChainProvider({
-      name: 'sepolia',
-      chainId: 11155111,
-      rpcUrl: chain.anvil.rpcUrl,
+    provider = new ChainProvider(
       // 100 profiles at once queue on one anvil and one embedded database: allow for it (nothing here is timed)
-      rpcTimeoutMs: 60_000,
-      ens: {
-        ensRegistry: chain.contracts.ensRegistry,
-        nameWrapper: chain.contracts.nameWrapper,
-        publicResolver: chain.contracts.publicResolver,
-        reverseRegistrar: chain.contracts.reverseRegistrar,
-        universalResolver: chain.contracts.universalResolver,
-      },
-      ccipReadAllowedOrigins: [base],
-      batchGatewayUrls: [LOCAL_BATCH_GATEWAY_URL],
-    });
+      localNetworkConfig(chain, { ccipReadAllowedOrigins: [base], rpcTimeoutMs: 60_000 }),
+    );
   });
 
   afterAll(async () => {

@@ -13,14 +13,13 @@ import {
 } from 'ethers';
 import request from 'supertest';
 import {
-  LOCAL_BATCH_GATEWAY_URL,
   createProvider,
   resolverInterface,
   signOffchainResolverResponse,
   universalResolve,
 } from '@nrp/chain';
 import { dnsEncode, encodeAddress, encodeContenthash, namehash, type Hex } from '@nrp/ens';
-import { ensNpmArtifacts, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { ensNpmArtifacts, localNetworkConfig, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, BTC, startTestService, type TestService } from './helpers';
 
 const SIGNER = new Wallet('0x' + '5a'.repeat(32));
@@ -171,21 +170,9 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
 
   it('resolves through the universal resolver, its lookups batched through the ENSIP-21 batch gateway', async () => {
     const name = 'alice.offchain.eth';
-    const chainProvider = createProvider({
-      name: 'sepolia',
-      chainId: 11155111,
-      rpcUrl: chain.anvil.rpcUrl,
-      rpcTimeoutMs: 5000,
-      ens: {
-        ensRegistry: chain.contracts.ensRegistry,
-        nameWrapper: chain.contracts.nameWrapper,
-        publicResolver: chain.contracts.publicResolver,
-        reverseRegistrar: chain.contracts.reverseRegistrar,
-        universalResolver: chain.contracts.universalResolver,
-      },
-      ccipReadAllowedOrigins: [gatewayOrigin],
-      batchGatewayUrls: [LOCAL_BATCH_GATEWAY_URL],
-    });
+    const chainProvider = createProvider(
+      localNetworkConfig(chain, { ccipReadAllowedOrigins: [gatewayOrigin] }),
+    );
     try {
       const { resolver: usedResolver, results } = await universalResolve(
         chainProvider,

@@ -116,7 +116,7 @@ const securitySchemes: Record<NonNullable<RouteDefinition['security']>, JsonSche
   },
 };
 
-/** The problems a route can answer: its own, invalid input when it has any, and 429 (the global limit). */
+/** The problems a route can answer: its own, invalid input when it takes input, and 429 (the global limit). */
 export function routeProblems(route: RouteDefinition): ProblemDef[] {
   const defs: ProblemDef[] = [...(route.problems ?? [])];
   if (route.params || route.query || route.body) defs.push(commonProblems.INVALID_INPUT);

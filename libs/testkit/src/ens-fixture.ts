@@ -30,6 +30,7 @@ import {
   type ContractArtifact,
 } from '@nrp/contracts';
 import { anvilAccounts, startAnvil, type AnvilAccount, type AnvilNode, type AnvilOptions } from './anvil';
+import type { NetworkConfig } from '@nrp/chain';
 
 interface NpmArtifact {
   contractName: string;
@@ -475,6 +476,32 @@ async function placeMulticall3(provider: JsonRpcProvider, deployer: NonceManager
 /** Deploys ENS (real npm artifacts + our implementations of what npm lacks) on the chain at `rpcUrl`. */
 export function deployEns(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
   return EnsFixture.deploy(rpcUrl, deployerKey);
+}
+
+/**
+ * The `NetworkConfig` (`@nrp/chain`) of a local ENS chain, served as sepolia: its RPC URL and ENS contracts, the
+ * local batch gateway, and the CCIP-Read origins the test serves on loopback.
+ */
+export function localNetworkConfig(
+  chain: EnsChain,
+  opts: { ccipReadAllowedOrigins?: string[]; rpcTimeoutMs?: number } = {},
+): NetworkConfig {
+  const c = chain.contracts;
+  return {
+    name: 'sepolia',
+    chainId: chain.anvil.chainId,
+    rpcUrl: chain.anvil.rpcUrl,
+    rpcTimeoutMs: opts.rpcTimeoutMs ?? 5000,
+    ens: {
+      ensRegistry: c.ensRegistry,
+      nameWrapper: c.nameWrapper,
+      publicResolver: c.publicResolver,
+      reverseRegistrar: c.reverseRegistrar,
+      universalResolver: c.universalResolver,
+    },
+    ccipReadAllowedOrigins: opts.ccipReadAllowedOrigins ?? [],
+    batchGatewayUrls: [LOCAL_BATCH_GATEWAY],
+  };
 }
 
 export interface EnsChain {
