@@ -65,6 +65,7 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     resolution,
     defaultNetwork: config.DEFAULT_NETWORK,
     noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
+    logger,
   };
   const readiness: Record<string, () => Promise<unknown>> = {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),

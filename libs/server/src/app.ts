@@ -1,11 +1,5 @@
-import cors from 'cors';
-import express, {
-  type Express,
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from 'express';
+import express, { type Express, type RequestHandler } from 'express';
+import { match } from 'path-to-regexp';
 import type { Redis } from 'ioredis';
 import {
   commonProblems,
@@ -13,23 +7,21 @@ import {
   ProblemError,
   problemErrorHandler,
   sendProblem,
-  validateRequest,
+  parseRequest,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
 import type { Logger } from './logger';
-import { createServiceMetrics, httpMetricsMiddleware, type ServiceMetrics } from './metrics';
+import { createServiceMetrics, httpDurationObserver, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
+import { corsPolicy } from './cors';
 import { docsRouter } from './docs';
 import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
+import { sharedEndpoints } from './shared-endpoints';
 
 export type ReadinessCheck = () => Promise<unknown>;
-
-export const CORS_EXPOSED_HEADERS = ['x-request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'];
-/** Browsers cache a preflight answer this long (Chromium caps it at 2 hours). */
-export const CORS_MAX_AGE_SECONDS = 7200;
 
 export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
 
@@ -62,19 +54,30 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function asyncHandler(route: RouteDefinition) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const input = res.locals.input as Parameters<RouteDefinition['handler']>[0];
-      const result = await route.handler(input, req, res);
-      if (result !== undefined && !res.headersSent) res.json(result);
-    } catch (err) {
-      next(err);
-    }
+/** The route's one Express handler: its request parsed by its schemas, its handler called, its answer sent. */
+function routeHandler(route: RouteDefinition): RequestHandler {
+  const schemas = { params: route.params, query: route.query, body: route.body };
+  return async (req, res) => {
+    const input = parseRequest(schemas, req) as Parameters<RouteDefinition['handler']>[0];
+    const result = await route.handler(input, req, res);
+    if (result !== undefined && !res.headersSent) res.json(result);
   };
 }
 
-/** The Express app every service runs: shared endpoints, middleware and error handling around its routes. */
+const SHARED_PATHS = ['/', '/health', '/ready', '/metrics', '/openapi.json', '/docs', '/docs/errors'];
+
+/** A service route that would answer a shared endpoint's path is a programming error, caught at start. */
+function assertNoSharedPath(route: RouteDefinition): void {
+  const matches = match(route.path);
+  const shadowed = SHARED_PATHS.find((path) => matches(path));
+  if (shadowed) throw new Error(`route ${route.method.toUpperCase()} ${route.path} would answer ${shadowed}`);
+}
+
+/**
+ * The Express app every service runs: its routes, then the shared endpoints, with the request context, security
+ * headers, CORS, rate limits and problem+json errors around them. Service routes come first and each carries its
+ * own limits, so a request to one is matched against no other layer than the request context's.
+ */
 export function createApp(options: AppOptions): Express {
   const { service, version, logger } = options;
   const app = express();
@@ -89,95 +92,88 @@ export function createApp(options: AppOptions): Express {
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
   const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
+  const cors = corsPolicy(options.config.CORS_ORIGINS);
 
-  app.use(requestContext(logger));
-  app.use(httpMetricsMiddleware(registry));
-  app.use(securityHeaders());
-  const corsOrigins = options.config.CORS_ORIGINS;
-  const allowAll = corsOrigins.includes('*');
   app.use(
-    cors({
-      origin: allowAll ? '*' : corsOrigins,
-      // A page reads these: the request id to quote, and the rate limit state (IETF draft-8 headers).
-      exposedHeaders: CORS_EXPOSED_HEADERS,
-      maxAge: CORS_MAX_AGE_SECONDS,
+    requestContext({
+      logger,
+      headers: [...securityHeaders(), ...cors.headers],
+      answer: cors.handle,
+      onFinish: httpDurationObserver(registry),
     }),
   );
 
-  app.get('/', (_req, res) => {
-    res.json({ service, version, docs: '/docs' });
-  });
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/ready', async (_req, res) => {
-    const checks: Record<string, string> = {};
-    let ready = true;
-    await Promise.all(
-      Object.entries(readiness).map(async ([name, check]) => {
-        try {
-          await withTimeout(check(), options.readinessTimeoutMs ?? 3000, name);
-          checks[name] = 'ok';
-        } catch (err) {
-          ready = false;
-          checks[name] = err instanceof Error ? err.message : 'failed';
-        }
-      }),
-    );
-    if (ready) {
-      res.json({ status: 'ok', checks });
-      return;
-    }
-    sendProblem(
-      res,
-      new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'A dependency is not reachable.', {
-        extensions: { checks },
-      }),
-    );
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
-  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
-
   // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
   const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
-
   const limiters = new Map<string, RequestHandler>();
   const limiterFor = (spec: RateLimitSpec): RequestHandler => {
     let limiter = limiters.get(spec.name);
     if (!limiter) {
-      limiter = createRateLimiter(service, spec, options.redis);
+      limiter = createRateLimiter(service, spec, logger, redis);
       limiters.set(spec.name, limiter);
     }
     return limiter;
   };
+  const globalLimit = { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE };
 
-  const mount = (route: RouteDefinition): void => {
+  for (const route of options.routes) {
+    assertNoSharedPath(route);
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
-    const chain = [
-      ...(route.rateLimit ? [limiterFor(route.rateLimit)] : []),
+    // A route whose own limit replaces the global one is not counted by the global limit.
+    const limits = route.rateLimit?.replacesGlobal ? [route.rateLimit] : [globalLimit, route.rateLimit];
+    app[route.method](
+      route.path,
+      ...limits.flatMap((spec) => (spec ? [limiterFor(spec)] : [])),
       ...(parsesJson ? [jsonBody] : []),
       ...(route.before ?? []),
-      validateRequest({ params: route.params, query: route.query, body: route.body }),
-      asyncHandler(route),
-    ];
-    app[route.method](route.path, ...chain);
-  };
-  // Routes whose own limit replaces the global one answer before the global limiter runs.
-  for (const route of options.routes) if (route.rateLimit?.replacesGlobal) mount(route);
-  app.use(
-    createRateLimiter(
-      service,
-      { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE },
-      options.redis,
-    ),
-  );
-  for (const route of options.routes) if (!route.rateLimit?.replacesGlobal) mount(route);
+      routeHandler(route),
+    );
+  }
 
+  app.use(
+    sharedEndpoints({
+      '/': (_req, res) => {
+        res.json({ service, version, docs: '/docs' });
+      },
+      '/health': (_req, res) => {
+        res.json({ status: 'ok' });
+      },
+      '/ready': async (_req, res) => {
+        const checks: Record<string, string> = {};
+        let ready = true;
+        await Promise.all(
+          Object.entries(readiness).map(async ([name, check]) => {
+            try {
+              await withTimeout(check(), options.readinessTimeoutMs ?? 3000, name);
+              checks[name] = 'ok';
+            } catch (err) {
+              ready = false;
+              checks[name] = err instanceof Error ? err.message : 'failed';
+            }
+          }),
+        );
+        if (ready) {
+          res.json({ status: 'ok', checks });
+          return;
+        }
+        sendProblem(
+          res,
+          new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'A dependency is not reachable.', {
+            extensions: { checks },
+          }),
+        );
+      },
+      '/metrics': async (_req, res) => {
+        res.type(registry.contentType).send(await registry.metrics());
+      },
+      '/openapi.json': (_req, res) => {
+        res.json(openApi);
+      },
+    }),
+  );
+  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
+  // Unknown paths count against the global limit too.
+  app.use(limiterFor(globalLimit));
   app.use(notFoundHandler);
   app.use(problemErrorHandler(logger));
   return app;

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /**
@@ -57,8 +57,13 @@ export function createServiceMetrics(service: string): ServiceMetrics {
   };
 }
 
-/** The request duration histogram by method, route and status code, in `registry`. */
-export function httpMetricsMiddleware(registry: Registry): RequestHandler {
+/**
+ * The request duration histogram by method, route and status code, in `registry`: the observer `requestContext`
+ * calls when a response finishes. Each label set's child is looked up once, not hashed per request.
+ */
+export function httpDurationObserver(
+  registry: Registry,
+): (req: Request, res: Response, seconds: number) => void {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route and status code.',
@@ -66,13 +71,16 @@ export function httpMetricsMiddleware(registry: Registry): RequestHandler {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  return (req, res, next) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      end({ method: req.method, route, status_code: String(res.statusCode) });
-    });
-    next();
+  const children = new Map<string, { observe(seconds: number): void }>();
+  return (req, res, seconds) => {
+    // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
+    const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+    const key = `${req.method} ${res.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      child = duration.labels({ method: req.method, route, status_code: String(res.statusCode) });
+      children.set(key, child);
+    }
+    child.observe(seconds);
   };
 }

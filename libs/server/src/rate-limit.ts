@@ -1,79 +1,112 @@
-import type { RequestHandler } from 'express';
-import { rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { commonProblems, ProblemError } from '@nrp/validation';
+import type { Logger } from './logger';
 import type { RateLimitSpec } from './route';
 
-/**
- * Fixed-window counters in Redis, shared by every replica: one MULTI per request, nothing at construction, so a
- * Redis outage surfaces as a store error per request (which the limiter lets through) and never as a crash.
- */
-export class RedisRateLimitStore implements Store {
-  private windowMs = 60_000;
-
-  constructor(
-    private readonly redis: Redis,
-    readonly prefix: string,
-  ) {}
-
-  init(options: Options): void {
-    this.windowMs = options.windowMs;
-  }
-
-  async increment(key: string): Promise<IncrementResponse> {
-    const redisKey = this.prefix + key;
-    const results = await this.redis
-      .multi()
-      .incr(redisKey)
-      .pexpire(redisKey, this.windowMs, 'NX')
-      .pttl(redisKey)
-      .exec();
-    if (!results) throw new Error('rate-limit transaction was aborted');
-    const [incr, , pttl] = results;
-    if (incr?.[0]) throw incr[0];
-    if (pttl?.[0]) throw pttl[0];
-    const ttl = Number(pttl?.[1]);
-    return {
-      totalHits: Number(incr?.[1]),
-      resetTime: new Date(Date.now() + (ttl > 0 ? ttl : this.windowMs)),
-    };
-  }
-
-  async decrement(key: string): Promise<void> {
-    await this.redis.decr(this.prefix + key);
-  }
-
-  async resetKey(key: string): Promise<void> {
-    await this.redis.del(this.prefix + key);
-  }
+/** One counted request: the hits in the key's current window and when that window ends (epoch ms). */
+export interface WindowCount {
+  hits: number;
+  resetAt: number;
 }
 
 /**
- * A limiter per route (or one for the whole app), keyed by client IP unless the spec says otherwise. With Redis the counters are shared by
- * every replica; without it they live in this process.
+ * Fixed windows aligned to multiples of `windowMs`, in this process. The whole table is dropped when a window
+ * ends, so memory is bounded by the clients of one window and nothing has to be swept.
  */
-export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: Redis): RequestHandler {
-  return rateLimit({
-    windowMs: spec.windowMs,
-    limit: spec.limit,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    identifier: spec.name,
-    ...(spec.skip ? { skip: spec.skip } : {}),
-    ...(spec.key ? { keyGenerator: spec.key } : {}),
-    store: redis ? new RedisRateLimitStore(redis, `rl:${service}:${spec.name}:`) : undefined,
-    // A Redis outage must not take the service down with it: requests go through (express-rate-limit logs it).
-    passOnStoreError: true,
-    handler: (req, _res, next) => {
-      const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const retryAfter = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : 60;
-      next(
-        new ProblemError(
-          commonProblems.RATE_LIMITED,
-          `Rate limit of ${spec.limit} requests per ${spec.windowMs / 1000} s exceeded.`,
-          { headers: { 'Retry-After': String(retryAfter) } },
-        ),
-      );
-    },
-  });
+export class MemoryWindowCounter {
+  private counts = new Map<string, number>();
+  private resetAt = 0;
+
+  constructor(private readonly windowMs: number) {}
+
+  increment(key: string, now = Date.now()): WindowCount {
+    if (now >= this.resetAt) {
+      this.counts = new Map();
+      this.resetAt = (Math.floor(now / this.windowMs) + 1) * this.windowMs;
+    }
+    const hits = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, hits);
+    return { hits, resetAt: this.resetAt };
+  }
+}
+
+/** Fixed-window counters in Redis, shared by every replica: one MULTI per request. */
+export async function incrementInRedis(
+  redis: Redis,
+  redisKey: string,
+  windowMs: number,
+): Promise<WindowCount> {
+  const results = await redis.multi().incr(redisKey).pexpire(redisKey, windowMs, 'NX').pttl(redisKey).exec();
+  if (!results) throw new Error('rate-limit transaction was aborted');
+  const [incr, , pttl] = results;
+  if (incr?.[0]) throw incr[0];
+  if (pttl?.[0]) throw pttl[0];
+  const ttl = Number(pttl?.[1]);
+  return { hits: Number(incr?.[1]), resetAt: Date.now() + (ttl > 0 ? ttl : windowMs) };
+}
+
+/** A structured-field list member added to the header (routes with their own limit also count the global one). */
+function appendHeader(res: Response, name: string, member: string): void {
+  const previous = res.getHeader(name);
+  res.setHeader(name, typeof previous === 'string' ? `${previous}, ${member}` : member);
+}
+
+function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * A limiter per route (or one for the whole app), keyed by client IP unless the spec says otherwise, answering
+ * IETF draft-8 `RateLimit` / `RateLimit-Policy` headers and 429 with `Retry-After` past the limit. With Redis the
+ * counters are shared by every replica; while Redis is not connected, or a command fails, this process counts
+ * alone (so a Redis outage neither fails requests nor lifts the limit), and shared counting resumes when it is back.
+ */
+export function createRateLimiter(
+  service: string,
+  spec: RateLimitSpec,
+  logger: Logger,
+  redis?: Redis,
+): RequestHandler {
+  const { name, windowMs, limit } = spec;
+  const keyOf = spec.key ?? clientIp;
+  const local = new MemoryWindowCounter(windowMs);
+  const redisPrefix = `rl:${service}:${name}:`;
+  const policy = `"${name}"; q=${limit}; w=${Math.ceil(windowMs / 1000)}`;
+
+  const answer = (count: WindowCount, res: Response, next: (err?: unknown) => void): void => {
+    const resetSeconds = Math.max(0, Math.ceil((count.resetAt - Date.now()) / 1000));
+    appendHeader(res, 'RateLimit-Policy', policy);
+    appendHeader(res, 'RateLimit', `"${name}"; r=${Math.max(0, limit - count.hits)}; t=${resetSeconds}`);
+    if (count.hits <= limit) {
+      next();
+      return;
+    }
+    next(
+      new ProblemError(
+        commonProblems.RATE_LIMITED,
+        `Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded.`,
+        { headers: { 'Retry-After': String(Math.max(1, resetSeconds)) } },
+      ),
+    );
+  };
+
+  return (req, res, next) => {
+    if (spec.skip?.(req)) {
+      next();
+      return;
+    }
+    const key = keyOf(req);
+    if (redis?.status !== 'ready') {
+      answer(local.increment(key), res, next);
+      return;
+    }
+    incrementInRedis(redis, redisPrefix + key, windowMs).then(
+      (count) => answer(count, res, next),
+      (err: unknown) => {
+        logger.warn({ err, limit: name }, 'rate-limit store failed; counting in this process');
+        answer(local.increment(key), res, next);
+      },
+    );
+  };
 }

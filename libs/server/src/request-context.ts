@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from './logger';
@@ -6,9 +7,21 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The request id: `x-request-id` from the caller when it is sane, else a new UUID. */
     id: string;
-    /** A child logger carrying the request id, made on first use. */
-    log: Logger;
   }
+}
+
+/** What every log line written while a request is handled carries (see `createLogger`'s mixin). */
+export interface RequestLogFields {
+  reqId: string;
+  traceId?: string;
+  parentSpanId?: string;
+}
+
+const requestScope = new AsyncLocalStorage<RequestLogFields>();
+
+/** The log fields of the request being handled, if any: domain code's log lines carry them with no logger passed. */
+export function currentRequestLogFields(): RequestLogFields | undefined {
+  return requestScope.getStore();
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -35,34 +48,45 @@ function levelFor(status: number): 'error' | 'warn' | 'debug' {
   return 'debug';
 }
 
+export interface RequestContextOptions {
+  logger: Logger;
+  /** Set on every response: they never vary per request, so they are computed once. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** Sets the headers that depend on the request; answers the request itself (a CORS preflight) and returns true. */
+  answer(req: Request, res: Response): boolean;
+  /** Called once per response with its duration, e.g. for the request duration histogram. */
+  onFinish(req: Request, res: Response, seconds: number): void;
+}
+
 /**
- * Request ids, W3C trace context and access logs. Quiet by default: successful requests log at debug, client errors at warn, server
- * errors at error; nothing is built for a log line whose level is off, which keeps warm requests cheap.
+ * The first middleware of every app, in one function because each Express layer costs a share of a cached answer:
+ * the request id, the fixed headers, the request's log scope (every log line written while it is handled carries
+ * its id and trace context), and on finish the duration observer and the access log. Quiet by default: successes
+ * log at debug, client errors at warn, server errors at error; nothing is built for a line whose level is off.
  */
-export function requestContext(logger: Logger): RequestHandler {
-  return (req: Request, res: Response, next) => {
+export function requestContext({ logger, headers, answer, onFinish }: RequestContextOptions): RequestHandler {
+  return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.id = id;
     res.setHeader('x-request-id', id);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => (child ??= logger.child({ reqId: id, ...traceFields(req.headers.traceparent) })),
-    });
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    const trace = traceFields(req.headers.traceparent);
+    const fields: RequestLogFields = trace ? { reqId: id, ...trace } : { reqId: id };
+    const started = performance.now();
+    res.once('finish', () => {
+      const ms = performance.now() - started;
+      onFinish(req, res, ms / 1000);
       const level = levelFor(res.statusCode);
       if (!logger.isLevelEnabled(level)) return;
-      req.log[level](
-        {
-          req: { method: req.method, url: req.originalUrl },
-          res: { statusCode: res.statusCode },
-          responseTimeMs: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request completed',
-      );
+      const line = {
+        req: { method: req.method, url: req.originalUrl },
+        res: { statusCode: res.statusCode },
+        responseTimeMs: ms,
+      };
+      // 'finish' is emitted from the socket's callback, outside the request's scope.
+      requestScope.run(fields, () => logger[level](line, 'request completed'));
     });
-    next();
+    if (!answer(req, res)) requestScope.run(fields, next);
   };
 }

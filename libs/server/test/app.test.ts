@@ -181,6 +181,19 @@ describe('shared endpoints', () => {
     expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(preflight.headers['access-control-allow-headers']).toBe('content-type,x-auth-token');
     expect(preflight.headers['access-control-max-age']).toBe('7200');
+    expect(preflight.headers['access-control-allow-methods']).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
+  });
+
+  it('a service route that would answer a shared path is refused at start', () => {
+    const shadowing = defineRoute({
+      method: 'get',
+      path: '/:anything',
+      operationId: 'anything',
+      summary: 'anything',
+      responses: { 200: { description: 'ok' } },
+      handler: () => ({}),
+    });
+    expect(() => app({ routes: [shadowing] })).toThrow('route GET /:anything would answer /health');
   });
 });
 

@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
-import { createApp, defineRoute, type Logger } from '../src';
+import { createApp, createLogger, defineRoute, type Logger } from '../src';
 
 function capturingLogger(level: string): { logger: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
@@ -13,10 +12,11 @@ function capturingLogger(level: string): { logger: Logger; lines: Array<Record<s
       done();
     },
   });
-  return { logger: pino({ level }, stream), lines };
+  return { logger: createLogger('log-test', level, stream), lines };
 }
 
-const routes = [
+/** The handler logs with the service's logger, as domain code does: no request object is handed down. */
+const routes = (logger: Logger) => [
   defineRoute({
     method: 'get',
     path: '/echo/:word',
@@ -24,21 +24,22 @@ const routes = [
     summary: 'echo',
     params: z.object({ word: z.string().max(5) }),
     responses: { 200: { description: 'ok' } },
-    handler: ({ params }, req) => {
-      req.log.info({ word: params.word }, 'handler ran');
+    handler: async ({ params }, req) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      logger.info({ word: params.word }, 'handler ran');
       return { word: params.word, id: req.id };
     },
   }),
 ];
 
-function app(logger: Logger, redis?: Redis) {
+function app(logger: Logger, redis?: Redis, ratePerMinute = 100) {
   return createApp({
     service: 'log-test',
     version: '0',
     description: '',
     logger,
-    routes,
-    config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100 },
+    routes: routes(logger),
+    config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: ratePerMinute },
     redis,
   });
 }
@@ -112,7 +113,7 @@ describe('request context', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 
-  it('a rate-limit store that is down lets requests through rather than failing them', async () => {
+  it('a rate-limit store that is down: requests are served and limited by this process alone', async () => {
     const { logger } = capturingLogger('silent');
     // A real Redis client pointed at a port nothing listens on.
     const redis = new Redis({
@@ -124,7 +125,11 @@ describe('request context', () => {
     });
     redis.on('error', () => undefined);
     try {
-      await request(app(logger, redis)).get('/echo/hi').expect(200);
+      const server = app(logger, redis, 2);
+      await request(server).get('/echo/hi').expect(200);
+      await request(server).get('/echo/hi').expect(200);
+      const limited = await request(server).get('/echo/hi').expect(429);
+      expect(limited.body.code).toBe('RATE_LIMITED');
     } finally {
       redis.disconnect();
     }

@@ -1,9 +1,10 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
 import { commonProblems, ProblemError, type FieldError } from './problem';
 import { INVALID_NAME_ISSUE } from './schemas';
 
 export type RequestPart = 'params' | 'query' | 'body';
+const REQUEST_PARTS: readonly RequestPart[] = ['params', 'query', 'body'];
 
 /** One entry per bad field, named like `query.coins` or `body.texts.0.key`. */
 export function fieldErrors(part: RequestPart, error: z.ZodError): FieldError[] {
@@ -34,25 +35,22 @@ export interface RequestSchemas {
   body?: z.ZodType;
 }
 
-/** Validated values are left on `res.locals.input` as `{ params, query, body }`. */
-export function validateRequest(schemas: RequestSchemas): RequestHandler {
-  return (req, res, next) => {
-    const issues: Array<{ part: RequestPart; error: z.ZodError }> = [];
-    const input: Record<RequestPart, unknown> = { params: {}, query: {}, body: undefined };
-    for (const part of ['params', 'query', 'body'] as const) {
-      const schema = schemas[part];
-      if (!schema) continue;
-      const result = schema.safeParse(req[part] ?? {});
-      if (result.success) input[part] = result.data;
-      else issues.push({ part, error: result.error });
-    }
-    if (issues.length > 0) {
-      next(requestProblem(issues));
-      return;
-    }
-    res.locals.input = input;
-    next();
-  };
+/** The request's params, query and body parsed by their schemas, or the one 400 problem naming every bad field. */
+export function parseRequest(
+  schemas: RequestSchemas,
+  req: Pick<Request, RequestPart>,
+): Record<RequestPart, unknown> {
+  const input: Record<RequestPart, unknown> = { params: {}, query: {}, body: undefined };
+  let issues: Array<{ part: RequestPart; error: z.ZodError }> | undefined;
+  for (const part of REQUEST_PARTS) {
+    const schema = schemas[part];
+    if (!schema) continue;
+    const result = schema.safeParse(req[part] ?? {});
+    if (result.success) input[part] = result.data;
+    else (issues ??= []).push({ part, error: result.error });
+  }
+  if (issues) throw requestProblem(issues);
+  return input;
 }
 
 /** One 400 for every bad field of the request: INVALID_NAME only when every failure is a name failure. */

@@ -13,17 +13,17 @@ import {
   problemErrorHandler,
   queryBoolean,
   toProblem,
-  validateRequest,
+  parseRequest,
 } from '../src';
 
 const silent = { error: () => undefined };
 
-function app(schemas: Parameters<typeof validateRequest>[0]) {
+function app(schemas: Parameters<typeof parseRequest>[0]) {
   const server = express();
   server.set('query parser', 'simple');
   server.use(express.json());
-  server.post('/x/:name', validateRequest(schemas), (_req, res) => {
-    res.json(res.locals.input);
+  server.post('/x/:name', (req, res) => {
+    res.json(parseRequest(schemas, req));
   });
   server.use(notFoundHandler);
   server.use(problemErrorHandler(silent));
@@ -64,7 +64,7 @@ describe('schemas', () => {
   });
 });
 
-describe('validateRequest', () => {
+describe('parseRequest', () => {
   const server = app({
     params: z.object({ name: ensName() }),
     query: z.object({ fresh: queryBoolean.optional() }),

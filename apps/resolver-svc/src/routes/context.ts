@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
-import type { RateLimitSpec } from '@nrp/server';
+import type { Logger, RateLimitSpec } from '@nrp/server';
 import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
@@ -13,6 +13,7 @@ export interface RouteContext {
   resolution: Resolution;
   defaultNetwork: NetworkName;
   noCacheLimit: RateLimitSpec;
+  logger: Logger;
 }
 
 /** Each `noCache=true` request reaches the RPC node: those are counted per client IP, across routes. */
@@ -85,7 +86,7 @@ type BulkErrorEntry = ReturnType<typeof bulkError>;
  */
 export async function runBulk<S>(
   inputs: string[],
-  req: Request,
+  logger: Logger,
   res: Response,
   lookup: (input: string, index: number) => Promise<{ entry: S; expiresAt: number }>,
 ): Promise<Array<S | BulkErrorEntry>> {
@@ -101,7 +102,7 @@ export async function runBulk<S>(
         const entry = bulkError(input, err);
         if (entry.status >= 500) {
           failed = true;
-          if (entry.code !== 'UPSTREAM_ERROR') req.log.error({ err, input }, 'bulk entry failed');
+          if (entry.code !== 'UPSTREAM_ERROR') logger.error({ err, input }, 'bulk entry failed');
         }
         return entry;
       }

@@ -53,7 +53,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         const selection = profileSelection(query);
         const results: BulkProfileResult['results'] = await runBulk(
           query.names,
-          req,
+          ctx.logger,
           res,
           async (input, index) => {
             const name = parseBulkItem('names', index, resolverNameParam, input);

@@ -58,7 +58,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
         const selection = reverseSelection(query, query.records);
         const results: BulkReverseResult['results'] = await runBulk(
           query.addresses,
-          req,
+          ctx.logger,
           res,
           async (input, index) => {
             const address = parseBulkItem('addresses', index, ethAddress, input);
