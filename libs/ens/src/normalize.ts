@@ -5,16 +5,26 @@ function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Recent normalisations: a name costs microseconds to normalise, more than the rest of a cached answer. */
+const normalized = new Map<string, string>();
+const NORMALIZED_MAX = 10_000;
+
 /**
  * ENSIP-15 normalisation. Throws InvalidNameError (code INVALID_NAME) with the reason given by
  * @adraffy/ens-normalize. The empty string (the root) normalises to itself.
  */
 export function normalizeName(name: string): string {
+  const known = normalized.get(name);
+  if (known !== undefined) return known;
+  let result: string;
   try {
-    return ens_normalize(name);
+    result = ens_normalize(name);
   } catch (err) {
     throw new InvalidNameError(name, reasonOf(err), { cause: err });
   }
+  if (normalized.size >= NORMALIZED_MAX) normalized.clear();
+  normalized.set(name, result);
+  return result;
 }
 
 /** True when `name` is already in ENSIP-15 normalised form. */
