@@ -274,11 +274,19 @@ export function createAvatars(ctx: MetadataContext) {
     }
   }
 
-  /** The resolution of a name's avatar or header (null: no record), from the cache while it is fresh. */
-  function resolve(network: NetworkName, name: string, kind: ImageKind): Promise<Resolution | null> {
+  /**
+   * The resolution of a name's avatar or header (null: no record), from the cache while it is fresh; `noCache`
+   * reads the record now and refreshes the cache with it.
+   */
+  function resolve(
+    network: NetworkName,
+    name: string,
+    kind: ImageKind,
+    noCache = false,
+  ): Promise<Resolution | null> {
     const key = keyOf(network, name, kind);
     const now = ctx.now().getTime();
-    const cached = resolutions.get(key);
+    const cached = noCache ? undefined : resolutions.get(key);
     if (cached && cached.until > now) return cached.resolution;
     const pending = resolveUncached(network, name, kind);
     if (ttl > 0) {
@@ -300,7 +308,7 @@ export function createAvatars(ctx: MetadataContext) {
     accept: string | undefined,
     retried = false,
   ): Promise<ServedImage> {
-    const resolved = await resolve(network, name, kind);
+    const resolved = await resolve(network, name, kind, query.noCache === true && !retried);
     if (!resolved) {
       throw new ProblemError(problems.IMAGE_NOT_FOUND, `${name} has no ${kind} record on ${network}.`);
     }

@@ -66,6 +66,8 @@ export const configSchema = baseConfigSchema(3001)
     IMAGE_FETCH_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** How long a resolved avatar/header (record, image, or failure) is reused before the record is read again. */
     AVATAR_CACHE_TTL_MS: nonNegativeInt.default(60_000),
+    /** Per client IP: avatar and header requests with `noCache=true`, which always read the record on chain. */
+    NO_CACHE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
     /** ENS app URL used for the `url` member of token metadata. */
     NAME_URL_BASE: z.url().default('https://app.ens.domains'),
   })

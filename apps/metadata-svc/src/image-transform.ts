@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { z } from 'zod';
+import { queryBoolean } from '@nrp/validation';
 import type { ImageFormat } from './image-validation';
 
 /** Largest width or height a transform may ask for (px); larger screens get the original. */
@@ -16,8 +17,16 @@ const dimension = z.coerce
   .optional()
   .describe(`Pixels, 1 to ${MAX_TRANSFORM_DIMENSION}`);
 
-/** `?width=&height=&fit=&format=` of the avatar and header routes; anything else is 400. */
+const noCache = queryBoolean
+  .optional()
+  .describe('true: read the record on chain now, not from the cache, and refresh the cache with it');
+
+/** `?noCache=` of the avatar and header routes and their `/meta`. */
+export const freshnessQuerySchema = z.strictObject({ noCache });
+
+/** `?width=&height=&fit=&format=&noCache=` of the avatar and header routes; anything else is 400. */
 export const transformQuerySchema = z.strictObject({
+  noCache,
   width: dimension,
   height: dimension,
   fit: z.enum(TRANSFORM_FITS).optional().describe('How the image fits width × height (default cover)'),

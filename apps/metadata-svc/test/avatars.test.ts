@@ -412,6 +412,24 @@ describe('freshness and the token image', () => {
     expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/gif');
   });
 
+  it('noCache=true reads the changed record at once and refreshes the cache; bad values are 400', async () => {
+    const name = await named('nocache', `${remoteUrl}/red.png`);
+    expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/png');
+    await chain.ens.setText(name, 'avatar', `${remoteUrl}/anim.gif`);
+    expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/png');
+    const meta = await request(h.service.app).get(`/sepolia/avatar/${name}/meta?noCache=true`).expect(200);
+    expect(meta.body).toMatchObject({ record: `${remoteUrl}/anim.gif`, contentType: 'image/gif' });
+    expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/gif');
+    await chain.ens.setText(name, 'avatar', `${remoteUrl}/red.png`);
+    expect(
+      (await binary(`/sepolia/avatar/${name}?noCache=true&width=8&format=png`)).headers['content-type'],
+    ).toBe('image/png');
+    const refreshed = await request(h.service.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
+    expect(refreshed.body).toMatchObject({ record: `${remoteUrl}/red.png`, contentType: 'image/png' });
+    const bad = await request(h.service.app).get(`/sepolia/avatar/${name}?noCache=maybe`).expect(400);
+    expect(bad.body.code).toBe('INVALID_INPUT');
+  });
+
   it('image.png is drawn over the resolved avatar of any name (NFT here), else the generated card', async () => {
     const { name } = await chain.ens.registerEthName('card', alice.address);
     await chain.ens.wrapName(name, alice.address);

@@ -1,10 +1,15 @@
 import { networksFromEnv, observeRpcCalls } from '@nrp/chain';
-import { createApp, createServiceMetrics, redisFromConfig, type ServiceFactory } from '@nrp/server';
+import {
+  createApp,
+  createServiceMetrics,
+  noCacheRateLimit,
+  redisFromConfig,
+  type ServiceFactory,
+} from '@nrp/server';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
 import { Resolution } from './resolution';
-import { noCacheRateLimit } from './routes/context';
 import { chainRoutes } from './routes/chains';
 import { profileRoutes } from './routes/profile';
 import { recordRoutes } from './routes/records';

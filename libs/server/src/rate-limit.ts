@@ -110,3 +110,16 @@ export function createRateLimiter(
     );
   };
 }
+
+/**
+ * The limit on `noCache=true` requests, each of which bypasses a service's cache and reaches the chain: counted per
+ * client IP across every route that names it; requests without `noCache` are not counted.
+ */
+export function noCacheRateLimit(limitPerMinute: number): RateLimitSpec {
+  return {
+    name: 'no-cache',
+    windowMs: 60_000,
+    limit: limitPerMinute,
+    skip: (req) => req.query.noCache !== 'true' && req.query.noCache !== '1',
+  };
+}

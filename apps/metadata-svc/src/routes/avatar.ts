@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { IMAGE_KINDS, METADATA_NETWORKS } from '@nrp/client';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
 import { withDependencyProblems } from '../errors';
-import { MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
+import { freshnessQuerySchema, MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
 import { problems } from '../problems';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
@@ -43,7 +43,9 @@ const metaSchema = z.object({
 export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
   const ttlSeconds = Math.round(ctx.config.AVATAR_CACHE_TTL_MS / 1000);
   const cacheControl = `public, max-age=${ttlSeconds}, stale-while-revalidate=${ttlSeconds * 10}`;
+  const noCacheLimit = noCacheRateLimit(ctx.config.NO_CACHE_RATE_LIMIT_PER_MINUTE);
   const unavailable = [
+    commonProblems.RATE_LIMITED,
     commonProblems.INVALID_INPUT,
     commonProblems.INVALID_NAME,
     problems.IMAGE_NOT_FOUND,
@@ -72,11 +74,14 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         'Results are stored by (source sha256, transform) and served with a strong ETag and ' +
         `\`Cache-Control: ${cacheControl}\`. Freshness: a name's record is read again at most ` +
         'AVATAR_CACHE_TTL_MS after the previous read (an upload of this service applies at once), so a changed ' +
-        'record shows after at most that long here, and after max-age + stale-while-revalidate in HTTP caches. ' +
+        'record shows after at most that long here, and after max-age + stale-while-revalidate in HTTP caches; ' +
+        '`noCache=true` reads the record now and refreshes the cache (NO_CACHE_RATE_LIMIT_PER_MINUTE per client ' +
+        'IP, shared with /meta). ' +
         'No record → 404 IMAGE_NOT_FOUND; a record that gives no image → 404 AVATAR_UNAVAILABLE with `reason`.',
       tags: ['avatars'],
       params: paramsSchema,
       query: transformQuerySchema,
+      rateLimit: noCacheLimit,
       responses: {
         200: { description: 'The image', contentType: 'image/*' },
         304: { description: 'Not modified' },
@@ -106,19 +111,23 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       summary: `How the ${kind} of a name resolves`,
       description:
         'The record, how it was read, the image URL it led to and whether NFT ownership was verified; a record ' +
-        'that gives no image is answered 200 here with `reason` and `detail`. No record → 404 IMAGE_NOT_FOUND.',
+        'that gives no image is answered 200 here with `reason` and `detail`. No record → 404 IMAGE_NOT_FOUND. ' +
+        '`noCache=true` reads the record now, as on the image route.',
       tags: ['avatars'],
       params: paramsSchema,
+      query: freshnessQuerySchema,
+      rateLimit: noCacheLimit,
       responses: { 200: { description: 'The resolution', schema: metaSchema } },
       problems: [
         commonProblems.INVALID_INPUT,
         commonProblems.INVALID_NAME,
         problems.IMAGE_NOT_FOUND,
+        commonProblems.RATE_LIMITED,
         commonProblems.UPSTREAM_ERROR,
       ],
-      handler: async ({ params }, _req, res) => {
+      handler: async ({ params, query }, _req, res) => {
         const resolved = await withDependencyProblems(() =>
-          avatars.resolve(params.network, params.name, kind),
+          avatars.resolve(params.network, params.name, kind, query.noCache === true),
         );
         if (!resolved) {
           throw new ProblemError(

@@ -16,16 +16,6 @@ export interface RouteContext {
   logger: Logger;
 }
 
-/** Each `noCache=true` request reaches the RPC node: those are counted per client IP, across routes. */
-export function noCacheRateLimit(limitPerMinute: number): RateLimitSpec {
-  return {
-    name: 'no-cache',
-    windowMs: 60_000,
-    limit: limitPerMinute,
-    skip: (req) => req.query.noCache !== 'true' && req.query.noCache !== '1',
-  };
-}
-
 /** `Cache-Control` fitting what is left of the answer's TTL. */
 export function setCacheControl(res: Response, expiresAt: number, now = Date.now()): void {
   const seconds = Math.max(0, Math.floor((expiresAt - now) / 1000));
