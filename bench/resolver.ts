@@ -8,6 +8,7 @@ import { Agent, request as httpRequest, type Server } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { z } from 'zod';
 import { createApp, createLogger, defineRoute } from '@nrp/server';
 import { buildService, startResolverFixture } from '../apps/resolver-svc/test/fixture';
 
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
           path: '/profile',
           operationId: 'floor',
           summary: 'floor',
-          responses: {},
+          responses: { 200: { description: 'The warm profile body', schema: z.unknown() } },
           handler: () => bodyJson,
         }),
       ],

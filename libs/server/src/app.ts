@@ -44,6 +44,11 @@ export interface AppOptions {
   readinessTimeoutMs?: number;
   /** The registry `/metrics` serves, with the domain metrics the service observes; default: a new one. */
   metrics?: ServiceMetrics;
+  /**
+   * Parse every JSON answer of a route through the schema its status declares, failing the request (500) when it
+   * does not match. Default: on under tests (`NODE_ENV=test`), off in production where it would cost every answer.
+   */
+  checkResponses?: boolean;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -61,6 +66,27 @@ function routeHandler(route: RouteDefinition): RequestHandler {
     const input = parseRequest(schemas, req) as Parameters<RouteDefinition['handler']>[0];
     const result = await route.handler(input, req, res);
     if (result !== undefined && !res.headersSent) res.json(result);
+  };
+}
+
+/** Wraps `res.send` so a JSON answer that does not match the schema of its status fails loudly. */
+function responseChecker(route: RouteDefinition): RequestHandler {
+  return (_req, res, next) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      const schema = route.responses[res.statusCode]?.schema;
+      const type = res.get('Content-Type') ?? '';
+      if (schema && typeof body === 'string' && /json/.test(type)) {
+        const result = schema.safeParse(JSON.parse(body));
+        if (!result.success) {
+          throw new Error(
+            `${route.operationId} answered ${res.statusCode} with a body its schema refuses: ${result.error.message}`,
+          );
+        }
+      }
+      return send(body);
+    };
+    next();
   };
 }
 
@@ -115,6 +141,7 @@ export function createApp(options: AppOptions): Express {
     return limiter;
   };
   const globalLimit = { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE };
+  const checkResponses = options.checkResponses ?? process.env.NODE_ENV === 'test';
 
   for (const route of options.routes) {
     assertNoSharedPath(route);
@@ -126,6 +153,7 @@ export function createApp(options: AppOptions): Express {
       ...limits.flatMap((spec) => (spec ? [limiterFor(spec)] : [])),
       ...(parsesJson ? [jsonBody] : []),
       ...(route.before ?? []),
+      ...(checkResponses ? [responseChecker(route)] : []),
       routeHandler(route),
     );
   }

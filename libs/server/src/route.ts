@@ -30,6 +30,9 @@ export interface RateLimitSpec {
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
+/** What a handler may return: the 200 response schema's input (answered as JSON), or nothing (it answered on `res`). */
+export type HandlerResult<R> = R extends { 200: { schema: infer S extends z.ZodType } } ? z.input<S> | void : void;
+
 export interface RouteInput<P, Q, B> {
   params: Out<P>;
   query: Out<Q>;
@@ -44,6 +47,7 @@ export interface RouteDefinition<
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
 > {
   method: HttpMethod;
   /** Express path syntax: `/ens/v2/profile/:name`. */
@@ -58,7 +62,8 @@ export interface RouteDefinition<
   body?: B;
   /** Documents the body media type; `multipart/form-data` routes parse their body in `before`. */
   bodyContentType?: 'application/json' | 'multipart/form-data';
-  responses: Record<number, ResponseSpec>;
+  /** By status; a 2xx JSON answer is checked against its schema where `checkResponses` is on (tests). */
+  responses: R;
   /** Problems this route can answer, for the OpenAPI document and the catalogue at `/docs/errors`. */
   problems?: ProblemDef[];
   /** The credential the route checks: an API key in `x-auth-token`, or EIP-4361 sign-in fields in the body. */
@@ -66,14 +71,19 @@ export interface RouteDefinition<
   rateLimit?: RateLimitSpec;
   /** Middleware that runs before validation, e.g. a multipart parser. */
   before?: RequestHandler[];
-  handler: (input: RouteInput<P, Q, B>, req: Request, res: Response) => unknown;
+  handler: (
+    input: RouteInput<P, Q, B>,
+    req: Request,
+    res: Response,
+  ) => HandlerResult<R> | Promise<HandlerResult<R>>;
 }
 
-/** Identity function that infers a route's types from its schemas. */
+/** Identity function that infers a route's types from its schemas: the handler returns what its 200 schema takes. */
 export function defineRoute<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(route: RouteDefinition<P, Q, B>): RouteDefinition {
+  const R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+>(route: RouteDefinition<P, Q, B, R>): RouteDefinition {
   return route as unknown as RouteDefinition;
 }

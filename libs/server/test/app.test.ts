@@ -190,7 +190,7 @@ describe('shared endpoints', () => {
       path: '/:anything',
       operationId: 'anything',
       summary: 'anything',
-      responses: { 200: { description: 'ok' } },
+      responses: { 200: { description: 'ok', schema: z.object({}) } },
       handler: () => ({}),
     });
     expect(() => app({ routes: [shadowing] })).toThrow('route GET /:anything would answer /health');
@@ -263,6 +263,34 @@ describe('errors are problem+json', () => {
   });
 });
 
+describe('response schemas', () => {
+  const lying = defineRoute({
+    method: 'get',
+    path: '/lying',
+    operationId: 'lying',
+    summary: 'Answers a body its schema refuses',
+    responses: { 200: { description: 'ok', schema: z.object({ count: z.number() }) } },
+    handler: (_input, _req, res) => {
+      res.json({ count: 'many' });
+    },
+  });
+
+  it('under tests, an answer its schema refuses fails the request instead of reaching the client', async () => {
+    const res = await request(app({ routes: [lying] }))
+      .get('/lying')
+      .expect(500);
+    expect(res.body.code).toBe('INTERNAL_ERROR');
+    expect(res.text).not.toContain('many');
+  });
+
+  it('is not checked where checkResponses is off (production)', async () => {
+    const res = await request(app({ routes: [lying], checkResponses: false }))
+      .get('/lying')
+      .expect(200);
+    expect(res.body).toEqual({ count: 'many' });
+  });
+});
+
 describe('rate limiting', () => {
   it('a route limit answers 429 with Retry-After and IETF RateLimit headers', async () => {
     const server = app();
@@ -295,7 +323,7 @@ describe('rate limiting', () => {
           path,
           operationId: `get${path.slice(1)}`,
           summary: path,
-          responses: { 200: { description: 'ok' } },
+          responses: { 200: { description: 'ok', schema: z.object({ path: z.string() }) } },
           rateLimit: fresh,
           handler: () => ({ path }),
         }),

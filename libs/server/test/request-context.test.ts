@@ -23,7 +23,7 @@ const routes = (logger: Logger) => [
     operationId: 'echo',
     summary: 'echo',
     params: z.object({ word: z.string().max(5) }),
-    responses: { 200: { description: 'ok' } },
+    responses: { 200: { description: 'ok', schema: z.object({ word: z.string(), id: z.string() }) } },
     handler: async ({ params }, req) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       logger.info({ word: params.word }, 'handler ran');

@@ -32,7 +32,7 @@ describe('runService graceful shutdown', () => {
           operationId: 'slow',
           summary: 'slow',
           query: z.object({}),
-          responses: { 200: { description: 'ok' } },
+          responses: { 200: { description: 'ok', schema: z.object({ done: z.boolean() }) } },
           handler: async () => {
             markStarted();
             await new Promise((resolve) => setTimeout(resolve, 300));
