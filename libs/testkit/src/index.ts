@@ -11,3 +11,4 @@ export * from './tcp-proxy';
 export * from './service-process';
 export * from './requirements';
 export * from './haproxy';
+export * from './redis-server';
