@@ -262,7 +262,7 @@ describe('two replicas behind HAProxy sharing PostgreSQL, Redis and S3', () => {
       const bound = METADATA_CACHE_TTL_MS + AVATAR_CACHE_TTL_MS;
       while (tokenSeenAfter === undefined || avatarSeenAfter === undefined) {
         const elapsed = Date.now() - replacedAt;
-        if (elapsed > bound + 2000) break;
+        if (elapsed > bound + 3000) break;
         const token = await request(second.url)
           .get(`${tokenPath('swap.eth')}/image.png`)
           .expect(200);
@@ -271,9 +271,9 @@ describe('two replicas behind HAProxy sharing PostgreSQL, Redis and S3', () => {
         if (avatarSeenAfter === undefined && avatar.headers.etag !== redAvatar) avatarSeenAfter = elapsed;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      // Seen through the other replica, and no later than the documented bound (plus one poll).
-      expect(tokenSeenAfter).toBeLessThanOrEqual(bound + 500);
-      expect(avatarSeenAfter).toBeLessThanOrEqual(AVATAR_CACHE_TTL_MS + 500);
+      // Seen through the other replica, and no later than the documented bound (plus a poll on a loaded machine).
+      expect(tokenSeenAfter).toBeLessThanOrEqual(bound + 1000);
+      expect(avatarSeenAfter).toBeLessThanOrEqual(AVATAR_CACHE_TTL_MS + 1000);
       const metadataAfter = await request(second.url).get(tokenPath('swap.eth')).expect(200);
       expect(metadataAfter.body.image).toBe(metadata.body.image);
     },
