@@ -4,8 +4,9 @@ import { Client } from 'pg';
 import { createS3BlobStore, type BlobStore } from '@nrp/storage';
 import {
   createTestDatabase,
+  NO_SHARED_POSTGRES,
   requireParts,
-  sharedServers,
+  sharedPostgresUrl,
   startS3Server,
   startServiceProcess,
   startTcpProxy,
@@ -20,11 +21,11 @@ import { stableImageUrl } from '../src/images';
 import { png, processEnv, s3Env, signedFields, startEnsChain, upload, walletOf, BASE_URL } from './support';
 
 // The service runs as its own process (so SIGKILL is a real crash) on a PostgreSQL both it and its restart reach.
-const { databaseUrl, missing } = sharedServers();
+const databaseUrl = sharedPostgresUrl();
 const runs = requireParts(
   'REQUIRE_REPLICA_TESTS',
   'the metadata-svc crash test',
-  missing.filter((m) => m.includes('PostgreSQL')),
+  databaseUrl ? [] : [NO_SHARED_POSTGRES],
 );
 const crashIt = runs ? it : it.skip;
 const ENTRY = 'apps/metadata-svc/src/main.ts';

@@ -3,10 +3,11 @@ import type { Wallet } from 'ethers';
 import { Client } from 'pg';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import {
-  commandExists,
   createTestDatabase,
+  missingCommands,
+  NO_SHARED_POSTGRES,
   requireParts,
-  sharedServers,
+  sharedPostgresUrl,
   startHaproxy,
   startRedisServer,
   startS3Server,
@@ -36,11 +37,10 @@ import {
 
 // Two processes of the service behind Debian's HAProxy, sharing one PostgreSQL database, one Redis (the test's own
 // redis-server, so no other test's counters mix in) and one S3 bucket.
-const { databaseUrl, missing } = sharedServers();
+const databaseUrl = sharedPostgresUrl();
 const runs = requireParts('REQUIRE_REPLICA_TESTS', 'the metadata-svc replica test', [
-  ...missing.filter((m) => m.includes('PostgreSQL')),
-  ...(commandExists('haproxy') ? [] : ['no haproxy (apt-get install haproxy)']),
-  ...(commandExists('redis-server') ? [] : ['no redis-server (apt-get install redis-server)']),
+  ...(databaseUrl ? [] : [NO_SHARED_POSTGRES]),
+  ...missingCommands('haproxy', 'redis-server'),
 ]);
 const replicaIt = runs ? it : it.skip;
 

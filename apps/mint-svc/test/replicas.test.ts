@@ -1,9 +1,10 @@
 import request from 'supertest';
 import {
-  commandExists,
   createTestDatabase,
+  missingCommands,
+  NO_SHARED_POSTGRES,
   requireParts,
-  sharedServers,
+  sharedPostgresUrl,
   startHaproxy,
   startRedisServer,
   startServiceProcess,
@@ -24,11 +25,10 @@ import {
 
 // Two processes of the service behind Debian's HAProxy, sharing one PostgreSQL database and one Redis (the test's
 // own redis-server, so no other test's counters mix in).
-const { databaseUrl, missing } = sharedServers();
+const databaseUrl = sharedPostgresUrl();
 const runs = requireParts('REQUIRE_REPLICA_TESTS', 'the mint-svc replica test', [
-  ...missing.filter((m) => m.includes('PostgreSQL')),
-  ...(commandExists('haproxy') ? [] : ['no haproxy (apt-get install haproxy)']),
-  ...(commandExists('redis-server') ? [] : ['no redis-server (apt-get install redis-server)']),
+  ...(databaseUrl ? [] : [NO_SHARED_POSTGRES]),
+  ...missingCommands('haproxy', 'redis-server'),
 ]);
 const replicaIt = runs ? it : it.skip;
 const MINT_LIMIT = 6;

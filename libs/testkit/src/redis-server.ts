@@ -1,11 +1,22 @@
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { freePort } from './ports';
-import { tcpAnswers } from './requirements';
 
 export interface TestRedisServer {
   url: string;
   pid: number;
   stop(): Promise<void>;
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** The machine's `redis-server` on a free port, in memory only (no RDB, no AOF): a Redis the test owns alone. */
@@ -30,7 +41,7 @@ export async function startRedisServer(): Promise<TestRedisServer> {
   };
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr.trim()}`);
-    if (tcpAnswers('127.0.0.1', port)) return { url: `redis://127.0.0.1:${port}`, pid, stop };
+    if (await listening(port)) return { url: `redis://127.0.0.1:${port}`, pid, stop };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stop();

@@ -1,16 +1,18 @@
 import { spawnSync } from 'node:child_process';
 
-/** Whether something accepts TCP connections on host:port (checked synchronously, so a test file can decide at load). */
-export function tcpAnswers(host: string, port: number): boolean {
+/** Whether something accepts TCP connections on host:port (synchronously, so a test file can decide at load). */
+function tcpAnswers(host: string, port: number): boolean {
   const probe = `require('net').connect(${port}, ${JSON.stringify(host)})
     .on('connect', () => process.exit(0)).on('error', () => process.exit(1));
     setTimeout(() => process.exit(1), 2000);`;
   return spawnSync(process.execPath, ['-e', probe]).status === 0;
 }
 
-/** Whether `command` is on PATH. */
-export function commandExists(command: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+/** A line per command not on PATH, naming the Debian package of the same name that provides it. */
+export function missingCommands(...commands: string[]): string[] {
+  return commands
+    .filter((command) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0)
+    .map((command) => `no ${command} (apt-get install ${command})`);
 }
 
 /**
@@ -24,18 +26,14 @@ export function requireParts(flag: string, what: string, missing: string[]): boo
   return false;
 }
 
+export const NO_SHARED_POSTGRES =
+  'no PostgreSQL (DATABASE_URL is unset and nothing answers on 127.0.0.1:5432)';
+
 /**
- * PostgreSQL and Redis several service processes can share: DATABASE_URL and REDIS_URL, else the machine's
- * 127.0.0.1:5432 (user postgres, database test) and 127.0.0.1:6379 when they answer. `missing` names what is not there.
+ * A PostgreSQL several service processes can share: DATABASE_URL, else the machine's 127.0.0.1:5432 (user postgres,
+ * database test) when it answers; undefined when there is none.
  */
-export function sharedServers(): { databaseUrl?: string; redisUrl?: string; missing: string[] } {
-  const missing: string[] = [];
-  const databaseUrl =
-    process.env.DATABASE_URL ??
-    (tcpAnswers('127.0.0.1', 5432) ? 'postgres://postgres@127.0.0.1:5432/test' : undefined);
-  const redisUrl =
-    process.env.REDIS_URL ?? (tcpAnswers('127.0.0.1', 6379) ? 'redis://127.0.0.1:6379' : undefined);
-  if (!databaseUrl) missing.push('no PostgreSQL (DATABASE_URL unset and nothing answers on 127.0.0.1:5432)');
-  if (!redisUrl) missing.push('no Redis (REDIS_URL unset and nothing answers on 127.0.0.1:6379)');
-  return { databaseUrl, redisUrl, missing };
+export function sharedPostgresUrl(): string | undefined {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  return tcpAnswers('127.0.0.1', 5432) ? 'postgres://postgres@127.0.0.1:5432/test' : undefined;
 }
