@@ -14,10 +14,12 @@ import { UpstreamError } from '@nrp/chain';
 import { processPending, stableImageUrl } from '../src/images';
 import { createOffchainClient } from '../src/offchain-client';
 import {
+  imageRows,
   png,
   signedFields,
   startEnsChain,
   startHarness,
+  storedKeys,
   upload,
   walletOf,
   BASE_URL,
@@ -30,6 +32,8 @@ const INGEST_TOKEN = 'metadata-events-ingest-token-0123456789abcdef';
 let chain: EnsChain;
 let h: Harness;
 let server: Server;
+// What the offchain port answers with: the offchain service once it is up (a test may put a fault in front).
+let listener: RequestListener;
 let offchainUrl: string;
 let closeOffchain: () => Promise<void>;
 let alice: Wallet;
@@ -57,7 +61,7 @@ beforeAll(async () => {
   bob = walletOf(chain, 2);
   image = await png();
   // Listen first (the resolver contract needs the gateway URL), then hand the requests to the offchain service.
-  let listener: RequestListener = (_req, res) => res.writeHead(503).end();
+  listener = (_req, res) => res.writeHead(503).end();
   server = createServer((req, res) => listener(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   offchainUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -248,5 +252,57 @@ describe('offchain client (404 → null, anything else → UpstreamError)', () =
       .catch((err: unknown) => err);
     expect(unreachable).toBeInstanceOf(UpstreamError);
     expect((unreachable as UpstreamError).upstreamCode).toBe('OFFCHAIN_UNREACHABLE');
+  });
+});
+
+describe('offchain-svc goes away while an offchain owner is checked, and comes back', () => {
+  const erin = 'erin.off.eth';
+  const nothingWritten = async (keysBefore: string[]): Promise<void> => {
+    expect((await imageRows(h.db)).filter((r) => r.name === erin)).toEqual([]);
+    expect(await storedKeys(h.service.context.blobs)).toEqual(keysBefore);
+  };
+  const expectUnavailable = (res: request.Response): void => {
+    expect([502, 503]).toContain(res.status);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(['UPSTREAM_ERROR', 'SERVICE_UNAVAILABLE']).toContain(res.body.code);
+  };
+
+  beforeAll(async () => {
+    await putSubname({ label: 'erin', owner: alice.address, texts: [{ key: 'avatar', value: url(erin) }] });
+  });
+
+  it('only the owner lookup fails (its connections are dropped; CCIP-Read still answers): 502, nothing written', async () => {
+    const app = h.service.app;
+    const keysBefore = await storedKeys(h.service.context.blobs);
+    const serve = listener;
+    listener = (req, res) => {
+      if (req.url?.startsWith('/api/v1/subnames')) req.socket.destroy();
+      else serve(req, res);
+    };
+    try {
+      expectUnavailable(await upload(app, path(erin), 'avatar', image, await signedFields(app, alice)));
+    } finally {
+      listener = serve;
+    }
+    await nothingWritten(keysBefore);
+    await request(app).get(path(erin)).expect(404);
+  });
+
+  it('the whole service is down (its port refuses connections): 502/503, nothing written; then it is back', async () => {
+    const app = h.service.app;
+    const keysBefore = await storedKeys(h.service.context.blobs);
+    const { port } = server.address() as AddressInfo;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    try {
+      expectUnavailable(await upload(app, path(erin), 'avatar', image, await signedFields(app, alice)));
+      await nothingWritten(keysBefore);
+      await request(app).get(path(erin)).expect(404);
+    } finally {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    }
+    const res = await upload(app, path(erin), 'avatar', image, await signedFields(app, alice)).expect(200);
+    expect(res.body.pending).toBeUndefined();
+    await request(app).get(path(erin)).expect(200);
   });
 });

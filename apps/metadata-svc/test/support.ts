@@ -9,7 +9,7 @@ import { createSiweMessage } from 'viem/siwe';
 import type { DatabaseHandle } from '@nrp/db';
 import { createLogger, loadConfig } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
-import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { createTestDatabase, startEnsChain, type EnsChain, type TestS3Server } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
 import type { MetadataDb } from '../src/data/database';
 import { createMetadataService, type MetadataService } from '../src/service';
@@ -131,7 +131,8 @@ export async function signMessage(wallet: Wallet, message: string, raw = false):
   return raw ? wallet.signingKey.sign(hashMessage(message)).serialized : wallet.signMessage(message);
 }
 
-type App = MetadataService['app'];
+/** An in-process app, or the base URL of a service process. */
+type App = MetadataService['app'] | string;
 
 export async function issueNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
   const res = await request(app).post('/auth/nonce').send({ address, scope }).expect(200);
@@ -193,4 +194,37 @@ export function storedKeys(blobs: BlobStore): Promise<string[]> {
 
 export async function imageRows(db: DatabaseHandle<MetadataDb>) {
   return db.db.selectFrom('images').selectAll().execute();
+}
+
+/** S3_* variables of a test s3rver (`endpoint` overrides its own, e.g. a fault proxy in front of it). */
+export function s3Env(s3: TestS3Server, endpoint = s3.endpoint): Record<string, string> {
+  return {
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: endpoint,
+    S3_REGION: s3.region,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
+}
+
+/** The environment of the service run as its own process (`startServiceProcess`) on `chain`, PostgreSQL `databaseUrl`. */
+export function processEnv(
+  chain: EnsChain,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PUBLIC_BASE_URL: BASE_URL,
+    SIWE_DOMAINS: DOMAIN,
+    PENDING_CHECK_INTERVAL_MS: '0',
+    ORPHAN_SWEEP_INTERVAL_MS: '0',
+    NONCE_SWEEP_INTERVAL_MS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    UPLOAD_RATE_LIMIT_PER_MINUTE: '100000',
+    NONCE_RATE_LIMIT_PER_MINUTE: '100000',
+    DELETE_RATE_LIMIT_PER_MINUTE: '100000',
+    ...chainEnv(chain),
+    ...env,
+  };
 }

@@ -150,9 +150,12 @@ export async function approveController(
   await env.chain.ens.send(target, signer, 'setApprovalForAll', [env.controllerAddress, true]);
 }
 
-/** A signed EIP-4361 sign-in for the service, with a nonce of `scope` fetched from the service. */
+/**
+ * A signed EIP-4361 sign-in for the service (an app, or the URL of a service process), with a nonce of `scope`
+ * fetched from it.
+ */
 export async function signIn(
-  app: Express,
+  app: Express | string,
   wallet: { address: string; privateKey: string },
   opts: {
     scope: 'listing' | 'minter';

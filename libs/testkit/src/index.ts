@@ -7,3 +7,8 @@ export * from './redis';
 export * from './dev-stack';
 export * from './ports';
 export * from './openapi';
+export * from './tcp-proxy';
+export * from './service-process';
+export * from './requirements';
+export * from './haproxy';
+export * from './redis-server';

@@ -73,10 +73,10 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         '`Vary: Accept`. Animated GIF/WebP stay animated as webp (or gif); png, jpeg and avif take the first frame. ' +
         'Results are stored by (source sha256, transform) and served with a strong ETag and ' +
         `\`Cache-Control: ${cacheControl}\`. Freshness: a name's record is read again at most ` +
-        'AVATAR_CACHE_TTL_MS after the previous read (an upload of this service applies at once), so a changed ' +
-        'record shows after at most that long here, and after max-age + stale-while-revalidate in HTTP caches; ' +
-        '`noCache=true` reads the record now and refreshes the cache (NO_CACHE_RATE_LIMIT_PER_MINUTE per client ' +
-        'IP, shared with /meta). ' +
+        'AVATAR_CACHE_TTL_MS after the previous read (an upload applies at once on the replica that took it, ' +
+        'after at most AVATAR_CACHE_TTL_MS on the others), so a changed record shows after at most that long here, ' +
+        'and after max-age + stale-while-revalidate in HTTP caches; `noCache=true` reads the record now and ' +
+        'refreshes the cache (NO_CACHE_RATE_LIMIT_PER_MINUTE per client IP, shared with /meta). ' +
         'No record → 404 IMAGE_NOT_FOUND; a record that gives no image → 404 AVATAR_UNAVAILABLE with `reason`.',
       tags: ['avatars'],
       params: paramsSchema,

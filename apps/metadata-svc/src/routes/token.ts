@@ -110,7 +110,9 @@ export function tokenRoutes(
         'A 270×270 PNG rendered from an SVG template: the name (long names shortened in the middle, emoji drawn ' +
         'with the Noto Emoji font bundled from npm) over a gradient, or over the resolved avatar of the name (any ' +
         'ENSIP-12 kind, as `/{network}/avatar/{name}` serves it). Cached by ' +
-        'content (name, avatar bytes, template version); the `ETag` is that content hash.',
+        'content (name, avatar bytes, template version); the `ETag` is that content hash. A new avatar shows ' +
+        'at once on the replica that took the upload and within METADATA_CACHE_TTL_MS + AVATAR_CACHE_TTL_MS on ' +
+        'the others.',
       tags: ['metadata'],
       params: tokenParamsSchema,
       responses: {

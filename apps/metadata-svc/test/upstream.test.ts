@@ -1,0 +1,128 @@
+import request from 'supertest';
+import type { Wallet } from 'ethers';
+import { namehash, tokenIdFromNamehash } from '@nrp/ens';
+import { startAnvil, startTcpProxy, type EnsChain, type TcpProxy } from '@nrp/testkit';
+import { stableImageUrl } from '../src/images';
+import {
+  imageRows,
+  png,
+  signedFields,
+  startEnsChain,
+  startHarness,
+  storedKeys,
+  upload,
+  walletOf,
+  BASE_URL,
+  type Harness,
+} from './support';
+
+// The RPC node behind a TCP proxy the test can make stall (accepts, never answers); a killed node is its own harness.
+const RPC_TIMEOUT_MS = 500;
+// What a loaded 2-core machine may add to one timeout: a request must not wait for several timeouts in a row.
+const SLACK_MS = 1500;
+
+let chain: EnsChain;
+let proxy: TcpProxy;
+let h: Harness;
+let alice: Wallet;
+let image: Buffer;
+const tokenPath = (name: string) => `/metadata/network/11155111/token/${tokenIdFromNamehash(namehash(name))}`;
+const avatarPath = (name: string) => `/profile/sepolia/${name}/avatar`;
+
+beforeAll(async () => {
+  chain = await startEnsChain({ chainId: 11155111 });
+  proxy = await startTcpProxy({ host: '127.0.0.1', port: chain.anvil.port });
+  alice = walletOf(chain, 1);
+  image = await png();
+  h = await startHarness(chain, {
+    SEPOLIA_RPC_URL: proxy.url,
+    RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+    METADATA_CACHE_TTL_MS: '0',
+    AVATAR_CACHE_TTL_MS: '0',
+  });
+  await chain.ens.registerEthName('rpc', alice.address);
+  // Wrapped, so token metadata finds its name (NameWrapper names()).
+  await chain.ens.wrapName('rpc.eth', alice.address);
+  await chain.ens.setText('rpc.eth', 'avatar', stableImageUrl(BASE_URL, 'sepolia', 'rpc.eth', 'avatar'));
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await proxy?.stop();
+  await chain?.stop();
+});
+
+async function timed(req: request.Test): Promise<{ res: request.Response; ms: number }> {
+  const started = Date.now();
+  const res = await req;
+  return { res, ms: Date.now() - started };
+}
+
+function expectUpstreamProblem(res: request.Response): void {
+  expect(res.status).toBe(502);
+  expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+  expect(res.body.code).toBe('UPSTREAM_ERROR');
+}
+
+describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, nothing written', () => {
+  afterEach(() => proxy.setMode('forward'));
+
+  it('a stalled node: token metadata, image.png, avatars and uploads answer 502 in time; then recover', async () => {
+    const app = h.service.app;
+    await request(app).get(tokenPath('rpc.eth')).expect(200);
+    const fields = await signedFields(app, alice);
+    const keysBefore = await storedKeys(h.service.context.blobs);
+    proxy.setMode('stall');
+
+    for (const path of [
+      tokenPath('rpc.eth'),
+      `${tokenPath('rpc.eth')}/image.png`,
+      '/sepolia/avatar/rpc.eth',
+    ]) {
+      const { res, ms } = await timed(request(app).get(path));
+      expectUpstreamProblem(res);
+      expect(ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
+    }
+    const { res, ms } = await timed(upload(app, avatarPath('rpc.eth'), 'avatar', image, fields));
+    expectUpstreamProblem(res);
+    expect(ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
+    expect((await imageRows(h.db)).filter((r) => r.name === 'rpc.eth')).toEqual([]);
+    expect(await storedKeys(h.service.context.blobs)).toEqual(keysBefore);
+
+    proxy.setMode('forward');
+    await request(app).get(tokenPath('rpc.eth')).expect(200);
+    await upload(app, avatarPath('rpc.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
+    await request(app).get(avatarPath('rpc.eth')).expect(200);
+  });
+
+  it('a killed node (SIGKILL by PID): 502 at once, the upload leaves no row and no bytes', async () => {
+    const node = await startAnvil();
+    process.kill(node.pid, 'SIGKILL');
+    await node.stop();
+    const dead = await startHarness(chain, {
+      SEPOLIA_RPC_URL: node.rpcUrl,
+      RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+    });
+    try {
+      const app = dead.service.app;
+      for (const path of [
+        tokenPath('rpc.eth'),
+        `${tokenPath('rpc.eth')}/image.png`,
+        '/sepolia/avatar/rpc.eth',
+      ]) {
+        const { res, ms } = await timed(request(app).get(path));
+        expectUpstreamProblem(res);
+        expect(ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
+      }
+      expectUpstreamProblem(
+        await upload(app, avatarPath('rpc.eth'), 'avatar', image, await signedFields(app, alice)),
+      );
+      expect(await imageRows(dead.db)).toEqual([]);
+      expect(await storedKeys(dead.service.context.blobs)).toEqual([]);
+      const ready = await request(app).get('/ready').expect(503);
+      expect(ready.body.checks['rpc:sepolia']).not.toBe('ok');
+    } finally {
+      await dead.close();
+    }
+  });
+});
