@@ -31,7 +31,9 @@ export interface RateLimitSpec {
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** What a handler may return: the 200 response schema's input (answered as JSON), or nothing (it answered on `res`). */
-export type HandlerResult<R> = R extends { 200: { schema: infer S extends z.ZodType } } ? z.input<S> | void : void;
+export type HandlerResult<R> = R extends { 200: { schema: infer S extends z.ZodType } }
+  ? z.input<S> | void
+  : void;
 
 export interface RouteInput<P, Q, B> {
   params: Out<P>;

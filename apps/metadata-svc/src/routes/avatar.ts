@@ -95,13 +95,9 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', cacheControl);
         if (image.negotiated) res.setHeader('Vary', 'Accept');
-        res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', IMAGE_CSP);
-        if (req.fresh) {
-          res.status(304).end();
-          return;
-        }
-        res.status(200).send(image.bytes);
+        // send() answers 304 itself when If-None-Match holds this ETag.
+        res.send(image.bytes);
       },
     }),
     defineRoute({

@@ -163,7 +163,6 @@ function routesFor(
         res.setHeader('Content-Type', image.content_type);
         res.setHeader('ETag', `"${image.etag}"`);
         res.setHeader('Cache-Control', 'public, max-age=60');
-        res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', IMAGE_CSP);
         res.setHeader('Last-Modified', image.uploaded_at.toUTCString());
         if (req.fresh) {

@@ -134,7 +134,6 @@ export function tokenRoutes(
         res.setHeader('Content-Type', 'image/png');
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', 'public, max-age=60');
-        res.setHeader('X-Content-Type-Options', 'nosniff');
         if (req.fresh) {
           res.status(304).end();
           return;
