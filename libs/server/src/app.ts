@@ -12,10 +12,12 @@ import {
   notFoundHandler,
   ProblemError,
   problemErrorHandler,
+  type ProblemDef,
   sendProblem,
   validateRequest,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
+import { dependencyProblem } from './dependency-problem';
 import type { Logger } from './logger';
 import { createServiceMetrics, httpMetricsMiddleware, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
@@ -41,6 +43,11 @@ export interface AppOptions {
   logger: Logger;
   /** Their problems make the catalogue at `/docs/errors`, with the ones every route can answer. */
   routes: RouteDefinition[];
+  /**
+   * Problems every route of this service can answer besides its own, for the OpenAPI document: 503
+   * SERVICE_UNAVAILABLE when every route reads the database (see `dependencyProblem`).
+   */
+  everyRouteProblems?: ProblemDef[];
   /** Dependencies `/ready` checks, by name. */
   readiness?: Record<string, ReadinessCheck>;
   /** The HTTP settings every service reads from its environment (see `baseConfigSchema`). */
@@ -77,6 +84,11 @@ function asyncHandler(route: RouteDefinition) {
 /** The Express app every service runs: shared endpoints, middleware and error handling around its routes. */
 export function createApp(options: AppOptions): Express {
   const { service, version, logger } = options;
+  const everyRouteProblems = options.everyRouteProblems ?? [];
+  const routes = options.routes.map((route) => ({
+    ...route,
+    problems: [...(route.problems ?? []), ...everyRouteProblems],
+  }));
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(options.config.TRUST_PROXY));
@@ -88,7 +100,7 @@ export function createApp(options: AppOptions): Express {
     ...options.readiness,
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
-  const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
+  const openApi = buildOpenApi({ title: service, version, description: options.description }, routes);
 
   app.use(requestContext(logger));
   app.use(httpMetricsMiddleware(registry));
@@ -141,7 +153,7 @@ export function createApp(options: AppOptions): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
+  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(routes)));
 
   // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
   const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
@@ -168,7 +180,7 @@ export function createApp(options: AppOptions): Express {
     app[route.method](route.path, ...chain);
   };
   // Routes whose own limit replaces the global one answer before the global limiter runs.
-  for (const route of options.routes) if (route.rateLimit?.replacesGlobal) mount(route);
+  for (const route of routes) if (route.rateLimit?.replacesGlobal) mount(route);
   app.use(
     createRateLimiter(
       service,
@@ -176,9 +188,9 @@ export function createApp(options: AppOptions): Express {
       options.redis,
     ),
   );
-  for (const route of options.routes) if (!route.rateLimit?.replacesGlobal) mount(route);
+  for (const route of routes) if (!route.rateLimit?.replacesGlobal) mount(route);
 
   app.use(notFoundHandler);
-  app.use(problemErrorHandler(logger));
+  app.use(problemErrorHandler(logger, dependencyProblem));
   return app;
 }

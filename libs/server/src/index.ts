@@ -1,5 +1,6 @@
 export * from './app';
 export * from './config';
+export * from './dependency-problem';
 export * from './logger';
 export * from './metrics';
 export * from './openapi';

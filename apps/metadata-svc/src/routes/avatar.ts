@@ -4,7 +4,6 @@ import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
-import { withDependencyProblems } from '../errors';
 import { MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
 import { problems } from '../problems';
 
@@ -83,9 +82,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       },
       problems: unavailable,
       handler: async ({ params, query }, req, res) => {
-        const image = await withDependencyProblems(() =>
-          avatars.image(params.network, params.name, kind, query, req.headers.accept),
-        );
+        const image = await avatars.image(params.network, params.name, kind, query, req.headers.accept);
         res.setHeader('Content-Type', image.contentType);
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', cacheControl);
@@ -117,9 +114,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         commonProblems.UPSTREAM_ERROR,
       ],
       handler: async ({ params }, _req, res) => {
-        const resolved = await withDependencyProblems(() =>
-          avatars.resolve(params.network, params.name, kind),
-        );
+        const resolved = await avatars.resolve(params.network, params.name, kind);
         if (!resolved) {
           throw new ProblemError(
             problems.IMAGE_NOT_FOUND,
