@@ -7,3 +7,6 @@ export * from './redis';
 export * from './dev-stack';
 export * from './ports';
 export * from './openapi';
+export * from './fault-tools';
+export * from './postgres-server';
+export * from './redis-server';
