@@ -1,15 +1,17 @@
 import type { RequestHandler } from 'express';
-import { rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
+import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { RateLimitSpec } from './route';
 
 /**
- * Fixed-window counters in Redis, shared by every replica: one MULTI per request, nothing at construction, so a
- * Redis outage surfaces as a store error per request (which the limiter lets through) and never as a crash.
+ * Fixed-window counters in Redis, shared by every replica: one MULTI per request, nothing at construction. While
+ * Redis is not connected or fails, each request is counted in this process instead (the limit holds per replica:
+ * never a crash, a wait on Redis, nor an unlimited service), and the shared counters resume once it is back.
  */
 export class RedisRateLimitStore implements Store {
   private windowMs = 60_000;
+  private readonly perProcess = new MemoryStore();
 
   constructor(
     private readonly redis: Redis,
@@ -18,9 +20,32 @@ export class RedisRateLimitStore implements Store {
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
+    this.perProcess.init(options);
   }
 
   async increment(key: string): Promise<IncrementResponse> {
+    // Not queued behind a reconnection: the request would wait, and the increment land late, after the outage.
+    if (this.redis.status !== 'ready') return this.perProcess.increment(key);
+    try {
+      return await this.incrementShared(key);
+    } catch {
+      return this.perProcess.increment(key);
+    }
+  }
+
+  async decrement(key: string): Promise<void> {
+    if (this.redis.status !== 'ready') return this.perProcess.decrement(key);
+    await this.redis.decr(this.prefix + key).catch(() => this.perProcess.decrement(key));
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await Promise.all([
+      this.redis.del(this.prefix + key).catch(() => undefined),
+      this.perProcess.resetKey(key),
+    ]);
+  }
+
+  private async incrementShared(key: string): Promise<IncrementResponse> {
     const redisKey = this.prefix + key;
     const results = await this.redis
       .multi()
@@ -38,14 +63,6 @@ export class RedisRateLimitStore implements Store {
       resetTime: new Date(Date.now() + (ttl > 0 ? ttl : this.windowMs)),
     };
   }
-
-  async decrement(key: string): Promise<void> {
-    await this.redis.decr(this.prefix + key);
-  }
-
-  async resetKey(key: string): Promise<void> {
-    await this.redis.del(this.prefix + key);
-  }
 }
 
 /**
@@ -62,7 +79,7 @@ export function createRateLimiter(service: string, spec: RateLimitSpec, redis?: 
     ...(spec.skip ? { skip: spec.skip } : {}),
     ...(spec.key ? { keyGenerator: spec.key } : {}),
     store: redis ? new RedisRateLimitStore(redis, `rl:${service}:${spec.name}:`) : undefined,
-    // A Redis outage must not take the service down with it: requests go through (express-rate-limit logs it).
+    // The Redis store counts in this process while Redis fails; any other store failure lets the request through.
     passOnStoreError: true,
     handler: (req, _res, next) => {
       const resetTime = (req as typeof req & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
