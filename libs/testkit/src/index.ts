@@ -10,3 +10,4 @@ export * from './openapi';
 export * from './fault-tools';
 export * from './postgres-server';
 export * from './redis-server';
+export * from './tcp-proxy';
