@@ -17,7 +17,7 @@ import {
   validateRequest,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
-import { dependencyProblem } from './dependency-problem';
+import { DEPENDENCY_FAILURES_DESCRIPTION, dependencyProblem } from './dependency-problem';
 import type { Logger } from './logger';
 import { createServiceMetrics, httpMetricsMiddleware, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
@@ -100,7 +100,10 @@ export function createApp(options: AppOptions): Express {
     ...options.readiness,
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
-  const openApi = buildOpenApi({ title: service, version, description: options.description }, routes);
+  const openApi = buildOpenApi(
+    { title: service, version, description: `${options.description}\n\n${DEPENDENCY_FAILURES_DESCRIPTION}` },
+    routes,
+  );
 
   app.use(requestContext(logger));
   app.use(httpMetricsMiddleware(registry));

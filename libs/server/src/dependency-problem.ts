@@ -7,6 +7,14 @@ import { commonProblems, ProblemError } from '@nrp/validation';
 /** `Retry-After` of a 503 for a database or blob storage that is unavailable: a restart or failover takes seconds. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
+/** How every service answers when a dependency fails: the end of each service's OpenAPI description. */
+export const DEPENDENCY_FAILURES_DESCRIPTION = `**When a dependency fails.** An RPC node, CCIP-Read gateway or peer \
+service that fails answers 502 \`UPSTREAM_ERROR\` whose \`upstream\` member holds the upstream's own \`message\` and \
+\`code\` (the node's JSON-RPC error code when it answered one, else a code such as TIMEOUT or ECONNREFUSED). A \
+database or blob storage that is unreachable or shutting down answers 503 \`SERVICE_UNAVAILABLE\` with \
+\`Retry-After: ${DEPENDENCY_RETRY_AFTER_SECONDS}\` (seconds), and \`/ready\` fails meanwhile; the service \
+reconnects by itself when it is back. While Redis is down, rate limits count per replica and caches per process.`;
+
 /**
  * The one mapping of dependency failures to problems, applied by every service's error handler (so routes only
  * declare the codes they can answer):

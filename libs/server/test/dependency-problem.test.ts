@@ -10,8 +10,15 @@ import { verifyMessageSignature } from '@nrp/auth';
 import { createDatabase } from '@nrp/db';
 import { createLocalBlobStore } from '@nrp/storage';
 import { freePort } from '@nrp/testkit';
-import { ProblemError } from '@nrp/validation';
-import { createApp, createLogger, defineRoute, DEPENDENCY_RETRY_AFTER_SECONDS } from '../src';
+import { commonProblems, ProblemError } from '@nrp/validation';
+import {
+  createApp,
+  createLogger,
+  defineRoute,
+  DEPENDENCY_FAILURES_DESCRIPTION,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  type AppOptions,
+} from '../src';
 
 /** An RPC node that answers every request with the same JSON-RPC error (a provider's rate limit). */
 async function failingRpcNode(): Promise<{ url: string; server: Server }> {
@@ -34,8 +41,12 @@ async function failingRpcNode(): Promise<{ url: string; server: Server }> {
 }
 
 /** A service whose one route runs `work`, so what it throws goes through the kit's error handler. */
-function serviceFailingWith(work: () => Promise<unknown>) {
+function serviceFailingWith(
+  work: () => Promise<unknown>,
+  options: Pick<AppOptions, 'everyRouteProblems'> = {},
+) {
   return createApp({
+    ...options,
     service: 'dependency-test',
     version: '0',
     description: 'test',
@@ -144,5 +155,15 @@ describe('the kit maps dependency failures once, for every route', () => {
       .expect(503)
       .expect('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/storage/) });
+  });
+
+  it('is documented once: in every OpenAPI description, and as 503 on every route of a service with a database', async () => {
+    const app = serviceFailingWith(async () => undefined, {
+      everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
+    });
+    const { body } = await request(app).get('/openapi.json').expect(200);
+    expect(body.info.description).toMatch(/\n\n\*\*When a dependency fails/);
+    expect(body.info.description.endsWith(DEPENDENCY_FAILURES_DESCRIPTION)).toBe(true);
+    expect(body.paths['/work'].get.responses['503']['x-problem-codes']).toEqual(['SERVICE_UNAVAILABLE']);
   });
 });
