@@ -1,7 +1,9 @@
 import { isUpstreamError, type UpstreamError } from '@nrp/chain';
 import type { UpstreamDetail } from '@nrp/client';
-import { isDatabaseUnavailable } from '@nrp/db';
-import { StorageError } from '@nrp/storage';
+// Deep imports: the error modules only, so a service without a database or blob storage (resolver-svc) does not
+// load the PGlite, pg and S3 clients with the kit.
+import { isDatabaseUnavailable } from '@nrp/db/src/errors';
+import { StorageError } from '@nrp/storage/src/blob-store';
 import { commonProblems, ProblemError } from '@nrp/validation';
 
 /** `Retry-After` of a 503 for a database or blob storage that is unavailable: a restart or failover takes seconds. */
