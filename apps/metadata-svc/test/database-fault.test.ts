@@ -15,7 +15,7 @@ import {
   type EnsChain,
   type TestPostgresServer,
 } from '@nrp/testkit';
-import type { MetadataDb } from '../src/data/schema';
+import type { MetadataDb } from '../src/data/database';
 import { sweepOrphans } from '../src/images';
 import {
   buildMessage,
