@@ -12,6 +12,7 @@ import { DEPENDENCY_RETRY_AFTER_SECONDS } from '@nrp/server';
 import {
   postgresServerAvailable,
   startPostgresServer,
+  until,
   type EnsChain,
   type TestPostgresServer,
 } from '@nrp/testkit';
@@ -45,14 +46,6 @@ interface Outcome {
   /** The name an upload answered 200 for. */
   uploaded?: string;
   body?: { code?: string; nonce?: string };
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 (postgresServerAvailable() ? describe : describe.skip)('PostgreSQL killed (-9) under upload traffic', () => {
@@ -123,13 +116,13 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
     };
     const clients = [1, 2, 3].map((index) => client(walletOf(chain, index)));
 
-    await waitFor(() => outcomes.filter((o) => o.uploaded).length >= 6, 60_000, '6 uploads');
+    await until(() => outcomes.filter((o) => o.uploaded).length >= 6, '6 uploads', 60_000);
     await pg.kill();
     const killedAt = Date.now();
-    await waitFor(
+    await until(
       () => outcomes.filter((o) => o.startedAt >= killedAt).length >= 10,
-      30_000,
       '10 answers down',
+      30_000,
     );
 
     const ready = await request(app).get('/ready').expect(503);
@@ -154,10 +147,10 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
 
     // Back, with no restart of the service: the same process signs in and stores an upload again.
     await pg.restart();
-    await waitFor(
+    await until(
       async () => (await request(app).get('/ready')).status === 200,
-      20_000,
       '/ready after restart',
+      20_000,
     );
     const alice = walletOf(chain, 1);
     await upload(

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { createDatabase } from '@nrp/db';
 import { createLogger, DEPENDENCY_RETRY_AFTER_SECONDS, loadConfig, type ServiceInstance } from '@nrp/server';
-import { postgresServerAvailable, startPostgresServer, type TestPostgresServer } from '@nrp/testkit';
+import { postgresServerAvailable, startPostgresServer, until, type TestPostgresServer } from '@nrp/testkit';
 import { issueApiKey } from '../src/api-keys';
 import { configSchema } from '../src/config';
 import type { OffchainDb } from '../src/data/database';
@@ -34,14 +34,6 @@ interface Outcome {
 }
 
 const labels = (batch: number) => Array.from({ length: BATCH_SIZE }, (_, i) => `b${batch}-${i}`);
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 (postgresServerAvailable() ? describe : describe.skip)('PostgreSQL killed (-9) under write traffic', () => {
   let pg: TestPostgresServer;
@@ -117,11 +109,11 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
       while (sending) outcomes.push(await writeBatch(nextBatch++));
     });
 
-    await waitFor(() => outcomes.filter((o) => o.status === 200).length >= 20, 30_000, '20 writes');
+    await until(() => outcomes.filter((o) => o.status === 200).length >= 20, '20 writes', 30_000);
     await pg.kill();
     const killedAt = Date.now();
     const countAfterKill = () => outcomes.filter((o) => o.startedAt >= killedAt).length;
-    await waitFor(() => countAfterKill() >= 20, 30_000, '20 answers with the server down');
+    await until(() => countAfterKill() >= 20, '20 answers with the server down', 30_000);
 
     const ready = await fetch(`${base}/ready`);
     expect(ready.status).toBe(503);
@@ -150,7 +142,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
 
     // Back, with no restart of the service: the same process writes again.
     await pg.restart();
-    await waitFor(async () => (await fetch(`${base}/ready`)).status === 200, 20_000, '/ready after restart');
+    await until(async () => (await fetch(`${base}/ready`)).status === 200, '/ready after restart', 20_000);
     const after = await writeBatch(nextBatch++);
     expect(after.status).toBe(200);
     outcomes.push(after);

@@ -6,16 +6,10 @@
  */
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedisClient } from '@nrp/server';
-import { redisServerAvailable, startRedisServer, type TestRedisServer } from '@nrp/testkit';
+import { redisServerAvailable, startRedisServer, until, type TestRedisServer } from '@nrp/testkit';
 import { ResultCache } from '../src/cache';
 
 const TTL_MS = 60_000;
-
-async function connected(clients: Redis[]): Promise<void> {
-  for (const client of clients) {
-    while (client.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 (redisServerAvailable() ? describe : describe.skip)(
   'result cache with Redis killed (-9) and restarted',
@@ -28,7 +22,7 @@ async function connected(clients: Redis[]): Promise<void> {
       server = await startRedisServer();
       const logger = createLogger('redis-fault-test', 'silent');
       clients = [createRedisClient(server.url, logger), createRedisClient(server.url, logger)];
-      await connected(clients);
+      await until(() => clients.every((client) => client.status === 'ready'), 'the Redis clients to connect');
       replicas = clients.map(
         (redis) => new ResultCache({ maxEntries: 100, redis, prefix: 'cache:', logger }),
       ) as [ResultCache, ResultCache];
@@ -73,7 +67,7 @@ async function connected(clients: Redis[]): Promise<void> {
 
       // Back (empty): one replica's answer is the other's again, with no restart of either.
       await server.restart();
-      await connected(clients);
+      await until(() => clients.every((client) => client.status === 'ready'), 'the Redis clients to connect');
       expect(await a.get('after', TTL_MS, upstream('four'))).toMatchObject({
         value: 'four',
         source: 'upstream',

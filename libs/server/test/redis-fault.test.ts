@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { redisServerAvailable, startRedisServer, type TestRedisServer } from '@nrp/testkit';
+import { redisServerAvailable, startRedisServer, until, type TestRedisServer } from '@nrp/testkit';
 import { closeRedis, createApp, createLogger, createRedisClient, defineRoute } from '../src';
 
 const LIMIT = 4;
@@ -39,13 +39,6 @@ const statuses = async (app: ReturnType<typeof replica>, count: number) => {
   return out;
 };
 
-/** Until every client is connected (the store counts in the process until then). */
-async function connected(clients: Redis[]): Promise<void> {
-  for (const client of clients) {
-    while (client.status !== 'ready') await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 (redisServerAvailable() ? describe : describe.skip)(
   'Redis killed (-9) and restarted under two replicas',
   () => {
@@ -56,7 +49,8 @@ async function connected(clients: Redis[]): Promise<void> {
       server = await startRedisServer();
       const logger = createLogger('redis-fault-test', 'silent');
       clients = [createRedisClient(server.url, logger), createRedisClient(server.url, logger)];
-      await connected(clients);
+      // Connected first: until then the store counts in the process.
+      await until(() => clients.every((client) => client.status === 'ready'), 'the Redis clients to connect');
     });
 
     afterAll(async () => {
@@ -84,7 +78,7 @@ async function connected(clients: Redis[]): Promise<void> {
 
       // Back (empty): the replicas share one budget again, with no restart of either.
       await server.restart();
-      await connected(clients);
+      await until(() => clients.every((client) => client.status === 'ready'), 'the Redis clients to connect');
       expect([...(await statuses(a, LIMIT / 2)), ...(await statuses(b, LIMIT / 2))]).toEqual(
         Array(LIMIT).fill(200),
       );

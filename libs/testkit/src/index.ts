@@ -11,3 +11,4 @@ export * from './fault-tools';
 export * from './postgres-server';
 export * from './redis-server';
 export * from './tcp-proxy';
+export * from './until';

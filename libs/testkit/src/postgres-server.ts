@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { faultToolAvailable } from './fault-tools';
 import { freePort } from './ports';
+import { until } from './until';
 
 const run = promisify(execFile);
 
@@ -75,7 +76,7 @@ export async function startPostgresServer(): Promise<TestPostgresServer> {
     const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
     const processes = [postmaster, ...childrenOf(postmaster)];
     for (const pid of processes) killIfAlive(pid);
-    await waitUntil(() => processes.every((pid) => !alive(pid)));
+    await until(() => processes.every((pid) => !alive(pid)), 'the killed PostgreSQL processes to exit');
     // A container's init may never reap them: a zombie keeps its pid, and PostgreSQL would take the lock files
     // naming it for a live server. Nothing runs any more, so they go, as after a machine crash.
     rmSync(pidFile, { force: true });
@@ -131,13 +132,5 @@ function killIfAlive(pid: number): void {
     process.kill(pid, 'SIGKILL');
   } catch {
     // Already gone.
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
