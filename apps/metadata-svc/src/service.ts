@@ -38,6 +38,7 @@ import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
 import { countPending } from './data/images';
 import { version } from '../package.json';
+import { commonProblems } from '@nrp/validation';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */
@@ -176,6 +177,8 @@ export async function createMetadataService(
     version: API_VERSION,
     description: `${description}\n\nBuild ${version}.`,
     logger,
+    // Every route reads the database, the image routes blob storage: 503 SERVICE_UNAVAILABLE while one is down.
+    everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
     routes: [
       ...nonceRoutes(context),
       ...profileRoutes(context),

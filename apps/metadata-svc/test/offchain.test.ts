@@ -4,11 +4,11 @@ import { Wallet } from 'ethers';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import type { EnsChain } from '@nrp/testkit';
+import { until, type EnsChain } from '@nrp/testkit';
 // The real offchain subname service, started in-process through its own test helper (its database, its
 // extensions): ownership and records come from its HTTP API, never from its tables.
 import { startTestService as startOffchainService } from '../../offchain-svc/test/helpers';
-import { startReceiver, until, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
 import { Webhook } from 'standardwebhooks';
 import { UpstreamError } from '@nrp/chain';
 import { processPending, stableImageUrl } from '../src/images';

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import request from 'supertest';
 import type { Wallet } from 'ethers';
-import { startS3Server, type EnsChain, type TestS3Server } from '@nrp/testkit';
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from '@nrp/server';
+import { startS3Server, startTcpProxy, type EnsChain, type TestS3Server } from '@nrp/testkit';
 import { newBlobKey, stableImageUrl, sweepOrphans } from '../src/images';
 import {
   imageRows,
@@ -149,6 +150,57 @@ describe('S3 storage (s3rver) and consistency', () => {
     expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
     expect((await imageRows(h.db)).filter((r) => r.name === 'down.eth')).toHaveLength(0);
     expect((await request(app).get('/ready').expect(503)).body.checks.storage).toBeTruthy();
+  });
+});
+
+describe('S3 stopped during an upload', () => {
+  it('answers 503 with Retry-After, writes no row, and leaves no bytes after the sweep once S3 is back', async () => {
+    const store = await startS3Server();
+    let armed = false;
+    let stopping: Promise<void> | undefined;
+    // Between the service and s3rver: the moment the upload's PUT reaches S3, s3rver stops (new connections are
+    // refused from then on) and the connection carrying the upload dies.
+    const proxy = await startTcpProxy({
+      host: '127.0.0.1',
+      port: store.port,
+      watch: (chunk) => {
+        if (!armed || stopping || !chunk.toString('latin1').startsWith(`PUT /${store.bucket}/img/`)) return;
+        stopping = store.kill();
+        proxy.dropConnections();
+      },
+    });
+    const local = await startHarness(chain, {
+      S3_BUCKET: store.bucket,
+      S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`,
+      S3_REGION: store.region,
+      S3_ACCESS_KEY_ID: store.accessKeyId,
+      S3_SECRET_ACCESS_KEY: store.secretAccessKey,
+    });
+    try {
+      const app = local.service.app;
+      const ctx = local.service.context;
+      const before = await storedKeys(ctx.blobs);
+      const fields = await signedFields(app, alice);
+      armed = true;
+      const res = await upload(app, path('midway.eth'), 'avatar', image, fields).expect(503);
+      expect(stopping).toBeDefined();
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.headers['retry-after']).toBe(String(DEPENDENCY_RETRY_AFTER_SECONDS));
+      expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await imageRows(local.db)).filter((r) => r.name === 'midway.eth')).toHaveLength(0);
+
+      // S3 back: whatever reached it before it stopped is swept, and the same service stores uploads again.
+      await stopping;
+      await store.restart();
+      await sweepOrphans(ctx);
+      expect(await storedKeys(ctx.blobs)).toEqual(before);
+      await request(app).get(path('midway.eth')).expect(404);
+      await upload(app, path('midway.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
+    } finally {
+      await local.close();
+      await proxy.stop();
+      await store.stop();
+    }
   });
 });
 

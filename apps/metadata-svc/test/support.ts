@@ -42,11 +42,11 @@ export function chainEnv(chain: EnsChain): Record<string, string> {
   };
 }
 
-/** Starts the service on a shared chain with a fresh database (PGlite or a PostgreSQL schema). */
+/** Starts the service on a shared chain with a fresh database (PGlite or a PostgreSQL schema) or `opts.database`. */
 export async function startHarness(
   chain: EnsChain,
   env: Record<string, string> = {},
-  opts: { blobs?: BlobStore } = {},
+  opts: { blobs?: BlobStore; database?: DatabaseHandle<MetadataDb> } = {},
 ): Promise<Harness> {
   let offset = 0;
   const config = loadConfig(configSchema, {
@@ -65,7 +65,7 @@ export async function startHarness(
     ...chainEnv(chain),
     ...env,
   });
-  const db = await createTestDatabase<MetadataDb>();
+  const db = opts.database ?? (await createTestDatabase<MetadataDb>());
   const service = await createMetadataService(config, createLogger('t', 'silent'), {
     database: db,
     now: () => new Date(Date.now() + offset),

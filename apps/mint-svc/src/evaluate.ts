@@ -6,7 +6,6 @@ import type { StoredListing } from './data/listings';
 import { mintValidationErrors } from './eligibility';
 import { mintExpiry, quoteMint, type Quote } from './pricing';
 import { mintProblems } from './problems';
-import { withUpstream } from './upstream';
 
 export interface MintEvaluationInput {
   network: MintNetwork;
@@ -47,14 +46,12 @@ export async function evaluateMint(
   const nowMs = ctx.now();
   const nowSeconds = Math.floor(nowMs / 1000);
   const [facts, minterVerified] = await Promise.all([
-    withUpstream(() =>
-      readMintChainFacts(network.provider, network.contracts, {
-        parentName: input.parentName,
-        label: input.label,
-        minter: input.minter,
-        tokenGate: settings.tokenGate,
-      }),
-    ),
+    readMintChainFacts(network.provider, network.contracts, {
+      parentName: input.parentName,
+      label: input.label,
+      minter: input.minter,
+      tokenGate: settings.tokenGate,
+    }),
     settings.requireVerifiedMinter
       ? ctx.verifiedMinters.isVerified(input.network, input.minter, new Date(nowMs))
       : Promise.resolve(false),

@@ -24,6 +24,7 @@ import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
 import { version } from '../package.json';
+import { commonProblems } from '@nrp/validation';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -186,6 +187,8 @@ export async function buildService(
     version,
     description,
     logger,
+    // Every route reads the database: 503 SERVICE_UNAVAILABLE while it is down.
+    everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
     routes: [
       estimateRoute(ctx),
       mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 // The real offchain subname service (it owns the webhooks), started in-process through its own test helper.
 import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
-import { startReceiver, until, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { until } from '@nrp/testkit/src/until';
+import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
 import { accountAt, approveController, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
 

@@ -19,6 +19,7 @@ import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
 import { deliverDue, type WebhookSettings } from './webhooks';
 import { version } from '../package.json';
+import { commonProblems } from '@nrp/validation';
 
 export const SERVICE_NAME = 'offchain-svc';
 
@@ -97,6 +98,8 @@ export const createService = async (
     version,
     description,
     logger,
+    // Every route reads the database: 503 SERVICE_UNAVAILABLE while it is down.
+    everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
     routes: [
       ...subnameRoutes(db, events),
       ...webhookRoutes(db, webhookSettings),

@@ -10,7 +10,8 @@ import type { OffchainDatabase } from '../src/data/schema';
 import { eventRecorder } from '../src/events';
 import { createService } from '../src/service';
 import { deliverDue, type WebhookSettings } from '../src/webhooks';
-import { startReceiver, until, type WebhookReceiver } from './webhook-receiver';
+import { startReceiver, type WebhookReceiver } from './webhook-receiver';
+import { until } from '@nrp/testkit/src/until';
 
 const logger = createLogger('webhook-workers-test', 'silent');
 

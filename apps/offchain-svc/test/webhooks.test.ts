@@ -3,7 +3,8 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { hashApiKey } from '@nrp/auth';
 import { ALICE, startTestService, type TestService } from './helpers';
-import { startReceiver, until, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver';
+import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver';
+import { until } from '@nrp/testkit/src/until';
 import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhooks';
 
 const INGEST_TOKEN = 'ingest-token-0123456789abcdef0123456789';

@@ -7,7 +7,8 @@ import {
   verifyMessage,
   type Provider,
 } from 'ethers';
-import { commonProblems, ProblemError } from '@nrp/validation';
+import { toUpstreamError } from '@nrp/chain';
+import { dependencyProblem } from '@nrp/server';
 
 /** `bytes4(keccak256("isValidSignature(bytes32,bytes)"))`, what a valid ERC-1271 signature returns. */
 export const ERC1271_MAGIC_VALUE = '0x1626ba7e';
@@ -51,19 +52,7 @@ export async function verifyMessageSignature(
   } catch (err) {
     // A revert, or an answer that is not a bytes4, is a refusal; anything else is the node failing.
     if (isError(err, 'CALL_EXCEPTION') || isError(err, 'BAD_DATA')) return undefined;
-    const upstream = err instanceof Error ? err.message : String(err);
-    throw new ProblemError(commonProblems.UPSTREAM_ERROR, `ERC-1271 signature check failed: ${upstream}`, {
-      cause: err,
-      extensions: { upstream: { message: upstream, code: isErrorWithCode(err) ? err.code : undefined } },
-    });
+    // The kit's 502, so its `upstream` member is the same as every other RPC failure's.
+    throw dependencyProblem(toUpstreamError('ERC-1271 signature check failed', err));
   }
-}
-
-function isErrorWithCode(err: unknown): err is { code: string | number } {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'code' in err &&
-    (typeof err.code === 'string' || typeof err.code === 'number')
-  );
 }

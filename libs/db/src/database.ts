@@ -58,15 +58,24 @@ export function createDatabase<DB>(opts: CreateDatabaseOptions = {}): DatabaseHa
   return opts.url ? createPostgres<DB>(opts.url, schema, opts.poolMax) : createPglite<DB>(opts, schema);
 }
 
+/**
+ * How long a query waits for a pooled connection, connecting included: past it the query fails as "database
+ * unavailable" (503) instead of waiting on a server that does not answer.
+ */
+const POOL_CONNECT_TIMEOUT_MS = 5000;
+
 function createPostgres<DB>(url: string, schema: string | undefined, poolMax = 10): DatabaseHandle<DB> {
   const pool = new Pool({
     connectionString: url,
     max: poolMax,
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
     // Set per connection at startup, so every pooled client sees the same search_path.
     ...(schema ? { options: `-c search_path=${schema},public` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one checked out between two queries of a transaction: its next query fails instead (database unavailable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let schemaReady: Promise<void> | undefined;
   const ensureSchema = (): Promise<void> => {
     schemaReady ??= pool

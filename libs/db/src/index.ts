@@ -9,6 +9,7 @@ export {
   isUniqueViolation,
   isForeignKeyViolation,
   isSerializationFailure,
+  isDatabaseUnavailable,
 } from './errors';
 export { databaseEnvSchema, databaseFromEnv, databaseSchemaEnv, requireDatabaseUrlInProduction } from './env';
 export type { DatabaseEnv } from './env';

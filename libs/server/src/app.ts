@@ -6,10 +6,12 @@ import {
   notFoundHandler,
   ProblemError,
   problemErrorHandler,
+  type ProblemDef,
   sendProblem,
   parseRequest,
 } from '@nrp/validation';
 import { type BaseConfig, parseTrustProxy } from './config';
+import { DEPENDENCY_FAILURES_DESCRIPTION, dependencyProblem } from './dependency-problem';
 import type { Logger } from './logger';
 import { createServiceMetrics, httpDurationObserver, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
@@ -33,6 +35,11 @@ export interface AppOptions {
   logger: Logger;
   /** Their problems make the catalogue at `/docs/errors`, with the ones every route can answer. */
   routes: RouteDefinition[];
+  /**
+   * Problems every route of this service can answer besides its own, for the OpenAPI document: 503
+   * SERVICE_UNAVAILABLE when every route reads the database (see `dependencyProblem`).
+   */
+  everyRouteProblems?: ProblemDef[];
   /** Dependencies `/ready` checks, by name. */
   readiness?: Record<string, ReadinessCheck>;
   /** The HTTP settings every service reads from its environment (see `baseConfigSchema`). */
@@ -106,6 +113,11 @@ function assertNoSharedPath(route: RouteDefinition): void {
  */
 export function createApp(options: AppOptions): Express {
   const { service, version, logger } = options;
+  const everyRouteProblems = options.everyRouteProblems ?? [];
+  const routes = options.routes.map((route) => ({
+    ...route,
+    problems: [...(route.problems ?? []), ...everyRouteProblems],
+  }));
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(options.config.TRUST_PROXY));
@@ -117,7 +129,10 @@ export function createApp(options: AppOptions): Express {
     ...options.readiness,
     ...(redis ? { redis: () => redis.ping() } : {}),
   };
-  const openApi = buildOpenApi({ title: service, version, description: options.description }, options.routes);
+  const openApi = buildOpenApi(
+    { title: service, version, description: `${options.description}\n\n${DEPENDENCY_FAILURES_DESCRIPTION}` },
+    routes,
+  );
   const cors = corsPolicy(options.config.CORS_ORIGINS);
 
   app.use(
@@ -143,7 +158,7 @@ export function createApp(options: AppOptions): Express {
   const globalLimit = { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE };
   const checkResponses = options.checkResponses ?? process.env.NODE_ENV === 'test';
 
-  for (const route of options.routes) {
+  for (const route of routes) {
     assertNoSharedPath(route);
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     // A route whose own limit replaces the global one is not counted by the global limit.
@@ -199,10 +214,10 @@ export function createApp(options: AppOptions): Express {
       },
     }),
   );
-  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(options.routes)));
+  app.use('/docs', docsRouter(`${service} API`, problemCatalogue(routes)));
   // Unknown paths count against the global limit too.
   app.use(limiterFor(globalLimit));
   app.use(notFoundHandler);
-  app.use(problemErrorHandler(logger));
+  app.use(problemErrorHandler(logger, dependencyProblem));
   return app;
 }

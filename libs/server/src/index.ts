@@ -1,6 +1,7 @@
 export * from './app';
 export * from './config';
 export * from './cors';
+export * from './dependency-problem';
 export * from './logger';
 export * from './metrics';
 export * from './openapi';

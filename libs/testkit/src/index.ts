@@ -12,3 +12,6 @@ export * from './service-process';
 export * from './requirements';
 export * from './haproxy';
 export * from './redis-server';
+export * from './fault-tools';
+export * from './postgres-server';
+export * from './until';

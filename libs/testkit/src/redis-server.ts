@@ -1,49 +1,65 @@
-import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { faultToolAvailable } from './fault-tools';
 import { freePort } from './ports';
 
+/** The machine's Redis server (Debian's redis-server); REDIS_SERVER_BIN points elsewhere. */
+export const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
+
+/** A Redis server of the test's own, to kill and restart (see `startRedisServer`). */
 export interface TestRedisServer {
+  /** `redis://127.0.0.1:{port}`. */
   url: string;
-  pid: number;
+  port: number;
+  /** SIGKILL (a crash): connections drop, new ones are refused. Its data is gone (it keeps none on disk). */
+  kill(): Promise<void>;
+  /** Starts an empty server again on the same port; resolves when it accepts connections. */
+  restart(): Promise<void>;
+  /** Kills the server if it runs. */
   stop(): Promise<void>;
 }
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+/** Whether `startRedisServer` can run here (see `faultToolAvailable`). */
+export function redisServerAvailable(): boolean {
+  return faultToolAvailable(REDIS_SERVER_BIN, 'apt-get install redis-server, or set REDIS_SERVER_BIN');
 }
 
-/** The machine's `redis-server` on a free port, in memory only (no RDB, no AOF): a Redis the test owns alone. */
+/** A `redis-server` on a free port of 127.0.0.1, in memory only (no RDB, no AOF). */
 export async function startRedisServer(): Promise<TestRedisServer> {
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  if (child.pid === undefined) throw new Error('redis-server: failed to spawn');
-  const pid = child.pid;
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-2000);
-  });
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.on('exit', () => child.kill('SIGKILL'));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await gone;
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const started = spawn(
+      REDIS_SERVER_BIN,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    child = started;
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+      // Read for as long as the server runs, so a full pipe never blocks it.
+      started.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      started.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited with ${code}: ${output}`));
+      });
+    });
   };
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited: ${stderr.trim()}`);
-    if (await listening(port)) return { url: `redis://127.0.0.1:${port}`, pid, stop };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await stop();
-  throw new Error(`redis-server did not listen on ${port}: ${stderr.trim()}`);
+  const kill = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = once(running, 'exit');
+    running.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, kill, restart: start, stop: kill };
 }

@@ -22,10 +22,16 @@ const S3rver = S3rverUntyped as S3rverConstructor;
 
 export interface TestS3Server {
   endpoint: string;
+  port: number;
   bucket: string;
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Stops the server, keeping what it stores (requests in flight are answered first). */
+  kill(): Promise<void>;
+  /** Starts it again after `kill`, on the same port and directory. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its directory. */
   stop(): Promise<void>;
 }
 
@@ -33,32 +39,46 @@ export interface TestS3Server {
 export async function startS3Server(opts: { bucket?: string } = {}): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'nrp-s3rver-'));
   const bucket = opts.bucket ?? `test-${randomBytes(4).toString('hex')}`;
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket }],
-  });
+  const run = async (port: number) => {
+    const server = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }],
+    });
+    return { server, address: await server.run() };
+  };
+  let running: S3rverInstance | undefined;
   let address: AddressInfo;
   try {
-    address = await server.run();
+    ({ server: running, address } = await run(0));
   } catch (err) {
     await rm(directory, { recursive: true, force: true });
     throw err;
   }
+  const kill = async () => {
+    const server = running;
+    running = undefined;
+    await server?.close();
+  };
   let stopped = false;
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
+    port: address.port,
     bucket,
     region: 'us-east-1',
     // s3rver's built-in default credentials.
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
+    kill,
+    restart: async () => {
+      ({ server: running } = await run(address.port));
+    },
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await server.close();
+      await kill();
       await rm(directory, { recursive: true, force: true });
     },
   };

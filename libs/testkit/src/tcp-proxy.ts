@@ -15,16 +15,25 @@ export interface TcpProxy {
   /** `http://127.0.0.1:{port}` */
   url: string;
   setMode(mode: TcpProxyMode): void;
+  /** Destroys every open connection, both sides: a peer gone in the middle of a request. */
+  dropConnections(): void;
   /** Resolves when the answers held back since the last `setMode('hold-responses')` match `pattern`. */
   waitForHeld(pattern: RegExp, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface TcpProxyTarget {
+  host: string;
+  port: number;
+  /** Sees each chunk a client sends once it is forwarded, to time a fault to a request. */
+  watch?: (chunk: Buffer) => void;
 }
 
 /**
  * A loopback TCP proxy in front of `target` (`host:port`), for producing network faults for real. Without a target it
  * only stalls.
  */
-export async function startTcpProxy(target?: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(target?: TcpProxyTarget): Promise<TcpProxy> {
   let mode: TcpProxyMode = target ? 'forward' : 'stall';
   let held = '';
   const heldWaiters = new Set<() => void>();
@@ -41,7 +50,9 @@ export async function startTcpProxy(target?: { host: string; port: number }): Pr
     const upstream = connect(target.port, target.host);
     track(upstream);
     client.on('data', (chunk: Buffer) => {
-      if (mode !== 'stall') upstream.write(chunk);
+      if (mode === 'stall') return;
+      upstream.write(chunk);
+      target.watch?.(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       if (mode === 'forward') {
@@ -56,6 +67,9 @@ export async function startTcpProxy(target?: { host: string; port: number }): Pr
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const dropConnections = (): void => {
+    for (const socket of sockets) socket.destroy();
+  };
 
   return {
     port,
@@ -64,6 +78,7 @@ export async function startTcpProxy(target?: { host: string; port: number }): Pr
       if (next === 'hold-responses') held = '';
       mode = next;
     },
+    dropConnections,
     waitForHeld(pattern, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
@@ -82,7 +97,7 @@ export async function startTcpProxy(target?: { host: string; port: number }): Pr
     },
     stop: () =>
       new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
+        dropConnections();
         server.close(() => resolve());
       }),
   };

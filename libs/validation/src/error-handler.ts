@@ -43,13 +43,20 @@ export interface ProblemLogger {
   error(obj: object, msg: string): void;
 }
 
-export function problemErrorHandler(logger: ProblemLogger): ErrorRequestHandler {
+/**
+ * The last middleware: answers what was thrown as problem+json. `classify` maps failures the caller knows to their
+ * problems first (the service kit's dependency failures); anything it returns unchanged goes through `toProblem`.
+ */
+export function problemErrorHandler(
+  logger: ProblemLogger,
+  classify: (err: unknown) => unknown = (err) => err,
+): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const problem = toProblem(err);
+    const problem = toProblem(classify(err));
     if (problem.status >= 500) {
       logger.error({ err: problem.cause ?? problem, code: problem.code, path: req.path }, problem.message);
     }

@@ -4,7 +4,6 @@ import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
-import { withDependencyProblems } from '../errors';
 import { freshnessQuerySchema, MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
 import { problems } from '../problems';
 
@@ -88,9 +87,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       },
       problems: unavailable,
       handler: async ({ params, query }, req, res) => {
-        const image = await withDependencyProblems(() =>
-          avatars.image(params.network, params.name, kind, query, req.headers.accept),
-        );
+        const image = await avatars.image(params.network, params.name, kind, query, req.headers.accept);
         res.setHeader('Content-Type', image.contentType);
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', cacheControl);
@@ -122,9 +119,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         commonProblems.UPSTREAM_ERROR,
       ],
       handler: async ({ params, query }, _req, res) => {
-        const resolved = await withDependencyProblems(() =>
-          avatars.resolve(params.network, params.name, kind, query.noCache === true),
-        );
+        const resolved = await avatars.resolve(params.network, params.name, kind, query.noCache === true);
         if (!resolved) {
           throw new ProblemError(
             problems.IMAGE_NOT_FOUND,

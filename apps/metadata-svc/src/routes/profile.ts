@@ -13,7 +13,6 @@ import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { MetadataContext } from '../context';
 import type { ImageKind } from '../data/database';
-import { withDependencyProblems } from '../errors';
 import { validateImage } from '../image-validation';
 import { deleteImage, uploadImage, visibleImage } from '../images';
 import { checkDeclaredUpload, multipartUpload } from '../multipart';
@@ -83,19 +82,18 @@ function routesFor(
       ],
       rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
-      handler: async ({ params, body }, req) =>
-        withDependencyProblems(async () => {
-          const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
-          const session = await signIn(ctx, params.network, kind, body);
-          const { url, ...result } = await uploadImage(ctx, {
-            network: params.network,
-            name: params.subname,
-            kind,
-            signer: session.address,
-            image,
-          });
-          return kind === 'avatar' ? { ...result, avatarUrl: url } : { ...result, headerUrl: url };
-        }),
+      handler: async ({ params, body }, req) => {
+        const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
+        const session = await signIn(ctx, params.network, kind, body);
+        const { url, ...result } = await uploadImage(ctx, {
+          network: params.network,
+          name: params.subname,
+          kind,
+          signer: session.address,
+          image,
+        });
+        return kind === 'avatar' ? { ...result, avatarUrl: url } : { ...result, headerUrl: url };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -121,16 +119,15 @@ function routesFor(
         commonProblems.UPSTREAM_ERROR,
       ],
       rateLimit: { name: `delete-${kind}`, windowMs: 60_000, limit: ctx.config.DELETE_RATE_LIMIT_PER_MINUTE },
-      handler: async ({ params, body }) =>
-        withDependencyProblems(async () => {
-          const session = await signIn(ctx, params.network, kind, body);
-          return deleteImage(ctx, {
-            network: params.network,
-            name: params.subname,
-            kind,
-            signer: session.address,
-          });
-        }),
+      handler: async ({ params, body }) => {
+        const session = await signIn(ctx, params.network, kind, body);
+        return deleteImage(ctx, {
+          network: params.network,
+          name: params.subname,
+          kind,
+          signer: session.address,
+        });
+      },
     }),
     defineRoute({
       method: 'get',
@@ -151,8 +148,8 @@ function routesFor(
       problems: [commonProblems.INVALID_NAME, problems.IMAGE_NOT_FOUND],
       handler: async ({ params }, req, res) => {
         const target = { network: params.network, node: namehash(params.subname), kind };
-        const image = await withDependencyProblems(() => visibleImage(ctx, target));
-        const blob = image ? await withDependencyProblems(() => ctx.blobs.get(image.blob_key)) : null;
+        const image = await visibleImage(ctx, target);
+        const blob = image ? await ctx.blobs.get(image.blob_key) : null;
         if (!image || !blob) {
           if (image) ctx.logger.error({ key: image.blob_key }, 'image row without bytes');
           throw new ProblemError(

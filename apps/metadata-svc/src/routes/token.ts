@@ -6,7 +6,6 @@ import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
-import { withDependencyProblems } from '../errors';
 import { problems } from '../problems';
 import { renderNameImage, TEMPLATE_VERSION } from '../render';
 import { buildMetadata, contentEtag, lookupToken, networkOfChain, type TokenName } from '../token-metadata';
@@ -49,7 +48,7 @@ export function tokenRoutes(
     const key = keyOf(access.name, node);
     const cached = enabled ? tokens.get(key) : undefined;
     if (cached) return cached;
-    const found = await withDependencyProblems(() => lookupToken(ctx, access, node));
+    const found = await lookupToken(ctx, access, node);
     if (enabled) tokens.set(key, found);
     return found;
   }
@@ -85,9 +84,7 @@ export function tokenRoutes(
       problems: tokenProblems,
       handler: async ({ params }, req, res) => {
         const found = await token(params.chainId, params.tokenId);
-        const header = await withDependencyProblems(() =>
-          avatars.resolve(found.network, found.name, 'header'),
-        );
+        const header = await avatars.resolve(found.network, found.name, 'header');
         const body = buildMetadata(found, {
           image: imageUrl(params.chainId, params.tokenId),
           nameUrlBase: ctx.config.NAME_URL_BASE,
@@ -145,7 +142,7 @@ export function tokenRoutes(
 
   async function renderFor(found: TokenName, key: string): Promise<RenderedImage> {
     // The resolved avatar of any kind (upload, URL, NFT); without one (or when it gives no image) the plain card.
-    const avatar = await withDependencyProblems(() => avatars.sourceOf(found.network, found.name, 'avatar'));
+    const avatar = await avatars.sourceOf(found.network, found.name, 'avatar');
     const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
     let png = rendered.get(etag);
     if (!png) {

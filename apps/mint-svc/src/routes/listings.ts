@@ -15,7 +15,6 @@ import type { MintServiceContext } from '../context';
 import { toListingResponse } from '../data/listings';
 import { mintProblems } from '../problems';
 import { verifySignedRequest, type SignedFields } from '../sign-in';
-import { withUpstream } from '../upstream';
 
 const path = '/api/v1/listings/:network/:parentName';
 
@@ -28,7 +27,7 @@ async function authoriseOwner(
 ): Promise<string> {
   const signIn = await verifySignedRequest(ctx, network, 'listing', fields);
   const net = ctx.networks[network];
-  const owner = await withUpstream(() => getOwner(net.provider, net.config.ens, parentName));
+  const owner = await getOwner(net.provider, net.config.ens, parentName);
   if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
     throw new ProblemError(
       mintProblems.NOT_PARENT_OWNER,

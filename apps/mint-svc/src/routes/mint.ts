@@ -7,7 +7,6 @@ import { evaluateMint } from '../evaluate';
 import { mintProblems } from '../problems';
 import { signMintContext } from '../sign-mint';
 import { isControllerApproved } from '../chain-facts';
-import { withUpstream } from '../upstream';
 
 /** `onSigned` is told the network of every signature handed out (for the mint metrics). */
 export function mintRoute(
@@ -65,8 +64,11 @@ export function mintRoute(
         );
       }
       // A signature the controller could not use is not handed out (a second round trip, mint only).
-      const approved = await withUpstream(() =>
-        isControllerApproved(network.provider, network.contracts, evaluation.facts, controller),
+      const approved = await isControllerApproved(
+        network.provider,
+        network.contracts,
+        evaluation.facts,
+        controller,
       );
       if (!approved) {
         throw new ProblemError(

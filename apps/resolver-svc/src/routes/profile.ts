@@ -8,7 +8,7 @@ import {
   type BulkProfileResult,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { parseBulkItem, bulkRouteProblems, nameRouteProblems, orUpstreamProblem } from '../problems';
+import { parseBulkItem, bulkRouteProblems, nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { toProfile } from '../resolution';
 import { cacheControlHeader, runBulk, sendRendered, type RouteContext } from './context';
@@ -85,8 +85,11 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
-        const records = await orUpstreamProblem(
-          ctx.resolution.records(network, params.name, profileSelection(query), query.noCache ?? false),
+        const records = await ctx.resolution.records(
+          network,
+          params.name,
+          profileSelection(query),
+          query.noCache ?? false,
         );
         sendRendered(
           res,

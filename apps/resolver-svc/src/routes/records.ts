@@ -6,7 +6,7 @@ import {
   textsResultSchema,
 } from '@nrp/client';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { nameRouteProblems, orUpstreamProblem } from '../problems';
+import { nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
 import { cacheControlHeader, sendRendered, type RouteContext } from './context';
 
@@ -32,13 +32,11 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const coins = query.coins ?? query.chains ?? DEFAULT_COIN_TYPES;
-        const records = await orUpstreamProblem(
-          ctx.resolution.records(
-            network,
-            params.name,
-            { texts: [], coins, contenthash: false },
-            query.noCache ?? false,
-          ),
+        const records = await ctx.resolution.records(
+          network,
+          params.name,
+          { texts: [], coins, contenthash: false },
+          query.noCache ?? false,
         );
         const build = () => ({ name: params.name, addresses: records.value.addresses });
         sendRendered(res, records.value, 'addresses', build, records.expiresAt);
@@ -64,13 +62,11 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
         const texts = query.keys ?? WELL_KNOWN_TEXT_KEYS;
-        const records = await orUpstreamProblem(
-          ctx.resolution.records(
-            network,
-            params.name,
-            { texts, coins: [], contenthash: false },
-            query.noCache ?? false,
-          ),
+        const records = await ctx.resolution.records(
+          network,
+          params.name,
+          { texts, coins: [], contenthash: false },
+          query.noCache ?? false,
         );
         const build = () => ({ name: params.name, texts: records.value.texts });
         sendRendered(res, records.value, 'texts', build, records.expiresAt);

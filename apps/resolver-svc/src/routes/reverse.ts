@@ -9,7 +9,7 @@ import {
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { ETH_COIN_TYPE } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
-import { addressRouteProblems, parseBulkItem, bulkRouteProblems, orUpstreamProblem } from '../problems';
+import { addressRouteProblems, parseBulkItem, bulkRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { cacheControlHeader, runBulk, setCacheControl, type RouteContext } from './context';
 
@@ -107,14 +107,12 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
-        const reverse = await orUpstreamProblem(
-          ctx.resolution.reverseProfile(
-            network,
-            params.address,
-            requestedCoinType(query),
-            reverseSelection(query, query.addresses),
-            query.noCache ?? false,
-          ),
+        const reverse = await ctx.resolution.reverseProfile(
+          network,
+          params.address,
+          requestedCoinType(query),
+          reverseSelection(query, query.addresses),
+          query.noCache ?? false,
         );
         setCacheControl(res, reverse.expiresAt);
         return reverse.value;
