@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createApp, createLogger, defineRoute } from '@nrp/server';
-import { buildService, startResolverFixture } from '../apps/resolver-svc/test/fixture';
+import { buildService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

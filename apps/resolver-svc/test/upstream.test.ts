@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startAnvil } from '@nrp/testkit';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;
