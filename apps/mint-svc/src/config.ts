@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { eventRelayEnvSchema } from '@nrp/outbox';
-import { baseConfigSchema, hostList, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { optionalString } from '@nrp/validation';
 
 const optionalAddress = optionalString.pipe(
   z

@@ -1,16 +1,13 @@
 import type { Extension } from '@electric-sql/pglite';
 import { z } from 'zod';
+import { unsetWhenEmpty } from '@nrp/validation';
 import { createDatabase, type DatabaseHandle } from './database';
-
-/** An unset variable and an empty one mean the same: not configured. */
-const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use lower-case letters, digits and _');
 
 /** DATABASE_SCHEMA with a service's own default (so services sharing one PostgreSQL keep apart). */
 export const databaseSchemaEnv = (defaultSchema: string) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schemaName.default(defaultSchema));
+  unsetWhenEmpty(schemaName).transform((value) => value ?? defaultSchema);
 
 /**
  * Where a service keeps its tables, the same variables in every service:
