@@ -1,6 +1,6 @@
 import type { Extension } from '@electric-sql/pglite';
 import { z } from 'zod';
-import { unsetWhenEmpty } from '@nrp/validation';
+import { requiredInProduction, unsetWhenEmpty } from '@nrp/validation';
 import { createDatabase, type DatabaseHandle } from './database';
 
 const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use lower-case letters, digits and _');
@@ -27,18 +27,7 @@ const databaseEnvShape = {
 };
 
 /** The check `databaseEnvSchema` applies; a config that extends its shape adds it with `.superRefine`. */
-export function requireDatabaseUrlInProduction(
-  env: { NODE_ENV?: string; DATABASE_URL?: string },
-  ctx: z.RefinementCtx,
-): void {
-  if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DATABASE_URL'],
-      message: 'required when NODE_ENV=production (PGlite is for development and tests)',
-    });
-  }
-}
+export const requireDatabaseUrlInProduction = requiredInProduction('DATABASE_URL', 'PGlite');
 
 export const databaseEnvSchema = z.object(databaseEnvShape).superRefine(requireDatabaseUrlInProduction);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalString } from '@nrp/validation';
+import { optionalString, requiredInProduction } from '@nrp/validation';
 import type { BlobStore } from './blob-store';
 import { createLocalBlobStore } from './local';
 import { createS3BlobStore } from './s3';
@@ -15,18 +15,7 @@ export const blobStoreEnvSchema = z.object({
 });
 
 /** For a config's superRefine: with NODE_ENV=production, blobs must live in S3, not on one pod's disk. */
-export function requireS3InProduction(
-  env: { NODE_ENV?: string; S3_BUCKET?: string },
-  ctx: z.RefinementCtx,
-): void {
-  if (env.NODE_ENV === 'production' && !env.S3_BUCKET) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['S3_BUCKET'],
-      message: 'required when NODE_ENV=production (a local blob directory is for development and tests)',
-    });
-  }
-}
+export const requireS3InProduction = requiredInProduction('S3_BUCKET', 'a local blob directory');
 
 export type BlobStoreConfig =
   | {
