@@ -1,6 +1,48 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Module boundaries (scripts/lint-boundaries.test.ts proves each one fires). ESLint replaces a rule's options
+// rather than merging them, so each file group below lists every restriction that applies to it.
+const noApps = {
+  regex: '^@nrp/[a-z-]+-svc(/|$)|(^|/)apps/',
+  message: 'libs never import apps: move what both need into a lib.',
+};
+const noTestkit = {
+  regex: '^@nrp/testkit(/|$)|(^|/)testkit/',
+  message: 'production code never imports @nrp/testkit (test, bench and dev/ code may).',
+};
+const noTestDirs = {
+  regex: '(^|/)test(/|$)',
+  message:
+    "bench/ never imports a test/ directory: what a bench shares with tests lives in the app's dev/ or a lib.",
+};
+const noIoModules = {
+  regex:
+    '^(node:|(fs|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|cluster|readline)(/|$))|^(ethers/providers|viem|ioredis|pg|undici|kysely|@aws-sdk/)',
+  message: 'libs/ens is pure (it also runs in browsers): no I/O modules.',
+};
+const ethersProviders = [
+  'AbstractProvider',
+  'AlchemyProvider',
+  'AnkrProvider',
+  'BrowserProvider',
+  'ChainstackProvider',
+  'CloudflareProvider',
+  'Contract',
+  'EtherscanProvider',
+  'FallbackProvider',
+  'FetchRequest',
+  'getDefaultProvider',
+  'InfuraProvider',
+  'IpcSocketProvider',
+  'JsonRpcProvider',
+  'PocketProvider',
+  'QuickNodeProvider',
+  'SocketProvider',
+  'WebSocketProvider',
+];
+const restrictImports = (patterns, paths = []) => ['error', { patterns, paths }];
+
 export default tseslint.config(
   {
     ignores: [
@@ -22,6 +64,45 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
     },
+  },
+  {
+    files: ['libs/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noApps]) },
+  },
+  {
+    files: ['libs/*/src/**/*.ts'],
+    ignores: ['libs/testkit/src/**'],
+    rules: { 'no-restricted-imports': restrictImports([noApps, noTestkit]) },
+  },
+  {
+    files: ['libs/ens/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrictImports(
+        [noApps, noTestkit, noIoModules],
+        [
+          {
+            name: 'ethers',
+            importNames: ethersProviders,
+            message: 'libs/ens is pure: no providers or contracts.',
+          },
+        ],
+      ),
+      'no-restricted-globals': [
+        'error',
+        ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((name) => ({
+          name,
+          message: 'libs/ens is pure: no I/O.',
+        })),
+      ],
+    },
+  },
+  {
+    files: ['apps/*/src/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestkit]) },
+  },
+  {
+    files: ['bench/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestDirs]) },
   },
   {
     files: ['scripts/**/*.ts', 'bench/**/*.ts', '**/scripts/**/*.ts', 'apps/*/src/cli/**/*.ts'],

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { z } from 'zod';
 import { createApp, createLogger, defineRoute } from '@nrp/server';
-import { buildService, startResolverFixture } from '../apps/resolver-svc/test/fixture';
+import { buildService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

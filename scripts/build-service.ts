@@ -2,7 +2,7 @@
  * `npx nx build <service>` (`npx nx run-many -t build` for all four): one self-contained bundle per service in
  * `dist/apps/<service>/`:
  * - `main.js`: esbuild's CommonJS bundle of the service, its workspace libraries and every pure-JS dependency
- *   (no TypeScript, testkit or other app at run time), with a source map without sources;
+ *   (no TypeScript, testkit, dev-stack hook (`apps/<service>/dev/`) or other app at run time), with a source map without sources;
  * - `package.json` and `package-lock.json`: only the packages the bundle loads from `node_modules` at run time
  *   (native addons and packages that read their own files), at the root lockfile's versions, so an image installs
  *   exactly those with `npm ci`.
@@ -145,7 +145,10 @@ async function buildService(service: string): Promise<void> {
   }
   const foreign = inputs.filter(
     (file) =>
-      file.startsWith('libs/testkit/') || (file.startsWith('apps/') && !file.startsWith(`apps/${service}/`)),
+      file.startsWith('libs/testkit/') ||
+      (file.startsWith('apps/') &&
+        !file.startsWith(`apps/${service}/src/`) &&
+        file !== `apps/${service}/package.json`),
   );
   if (foreign.length > 0) throw new Error(`${service}: the bundle would contain ${foreign.join(', ')}`);
 

@@ -24,16 +24,16 @@ import {
   type DevStackHook,
   startAnvil,
 } from '@nrp/testkit';
-import * as metadata from '../apps/metadata-svc/src/dev-stack';
+import * as metadata from '../apps/metadata-svc/dev/dev-stack';
 import * as metadataService from '../apps/metadata-svc/src/service';
 import * as metadataConfig from '../apps/metadata-svc/src/config';
-import * as mint from '../apps/mint-svc/src/dev-stack';
+import * as mint from '../apps/mint-svc/dev/dev-stack';
 import * as mintService from '../apps/mint-svc/src/service';
 import * as mintConfig from '../apps/mint-svc/src/config';
-import * as offchain from '../apps/offchain-svc/src/dev-stack';
+import * as offchain from '../apps/offchain-svc/dev/dev-stack';
 import * as offchainService from '../apps/offchain-svc/src/service';
 import * as offchainConfig from '../apps/offchain-svc/src/config';
-import * as resolver from '../apps/resolver-svc/src/dev-stack';
+import * as resolver from '../apps/resolver-svc/dev/dev-stack';
 import * as resolverService from '../apps/resolver-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
 

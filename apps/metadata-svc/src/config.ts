@@ -1,14 +1,8 @@
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import {
-  baseConfigSchema,
-  commaSeparated,
-  hostList,
-  nonNegativeInt,
-  optionalString,
-  positiveInt,
-} from '@nrp/server';
+import { baseConfigSchema, commaSeparated, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { optionalString } from '@nrp/validation';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 

@@ -1,17 +1,11 @@
-import { getAddress, isAddress } from 'ethers';
 import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { eventRelayEnvSchema } from '@nrp/outbox';
-import { baseConfigSchema, hostList, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { ethAddress, optionalString, unsetWhenEmpty } from '@nrp/validation';
 
-const optionalAddress = optionalString.pipe(
-  z
-    .string()
-    .refine((v) => isAddress(v), 'must be a 0x-prefixed 20-byte hex address')
-    .transform((v) => getAddress(v.toLowerCase()))
-    .optional(),
-);
+const optionalAddress = unsetWhenEmpty(ethAddress);
 
 const weiString = z.string().regex(/^(0|[1-9]\d{0,77})$/, 'must be a whole number of wei in decimal');
 

@@ -7,7 +7,7 @@ import { mintControllerArtifact } from '@nrp/contracts';
 import { createLogger, loadConfig } from '@nrp/server';
 import { startEnsChain, type DevStackContext, type EnsChain } from '@nrp/testkit';
 import { configSchema } from '../src/config';
-import { prepareDevStack } from '../src/dev-stack';
+import { prepareDevStack } from '../dev/dev-stack';
 import { buildService } from '../src/service';
 
 describe('mint-svc dev stack hook', () => {

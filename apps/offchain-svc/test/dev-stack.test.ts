@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createLogger, loadConfig, type ServiceInstance } from '@nrp/server';
 import { startEnsChain, type DevStackContext, type DevStackContribution, type EnsChain } from '@nrp/testkit';
 import { configSchema } from '../src/config';
-import { prepareDevStack } from '../src/dev-stack';
+import { prepareDevStack } from '../dev/dev-stack';
 import { createService } from '../src/service';
 
 describe('dev stack hook', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NETWORK_NAMES, networksEnvSchema } from '@nrp/chain';
-import { baseConfigSchema, nonNegativeInt, optionalString, positiveInt } from '@nrp/server';
+import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
+import { optionalString } from '@nrp/validation';
 
 export const configSchema = baseConfigSchema(3004).extend({
   ...networksEnvSchema.shape,

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createLogger } from '@nrp/server';
 import { ResultCache } from '../src/cache';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;

@@ -13,7 +13,7 @@ import {
   startResolverFixture,
   type ResolverFixture,
   type TestService,
-} from './fixture';
+} from '../dev/fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;

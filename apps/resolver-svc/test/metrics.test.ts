@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;

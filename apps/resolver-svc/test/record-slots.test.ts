@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { AbiCoder, Interface, concat, getAddress, hexlify, toBeHex } from 'ethers';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
 
 const UR_ERRORS = new Interface([
   'error HttpError(uint16 status, string message)',

@@ -12,7 +12,7 @@ import {
   startResolverFixture,
   type ResolverFixture,
   type TestService,
-} from './fixture';
+} from '../dev/fixture';
 
 interface TextItem {
   key: string;

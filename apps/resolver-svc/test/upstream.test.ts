@@ -2,7 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startAnvil, startTcpProxy } from '@nrp/testkit';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from './fixture';
+import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
 
 let fx: ResolverFixture;
 let svc: TestService;

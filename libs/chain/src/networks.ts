@@ -1,9 +1,11 @@
-import { getAddress } from 'ethers';
 import { z } from 'zod';
+import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
+import { ethAddress } from '@nrp/validation';
 import { originListSchema } from './outbound-url-policy';
 
-export const NETWORK_NAMES = ['mainnet', 'sepolia'] as const;
-export type NetworkName = (typeof NETWORK_NAMES)[number];
+// The network list is ENS's (the client, which must not load this library, uses it too); re-exported here for the
+// services, which build their chain access from this module.
+export { NETWORK_NAMES, type NetworkName };
 
 export const CHAIN_IDS: Record<NetworkName, number> = { mainnet: 1, sepolia: 11155111 };
 
@@ -67,10 +69,6 @@ export const DEFAULT_RPC_URLS: Record<NetworkName, string> = {
 
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
-const addressSchema = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-  .transform((a) => getAddress(a.toLowerCase()));
 const urlSchema = z.url({ protocol: /^https?$/ });
 
 /** Comma-separated batch gateways: `x-batch-gateway:true` or http(s) URLs. */
@@ -112,17 +110,17 @@ function prefix(network: NetworkName): string {
  */
 export const networksEnvSchema = z.object({
   MAINNET_RPC_URL: urlSchema.optional(),
-  MAINNET_ENS_REGISTRY: addressSchema.optional(),
-  MAINNET_NAME_WRAPPER: addressSchema.optional(),
-  MAINNET_PUBLIC_RESOLVER: addressSchema.optional(),
-  MAINNET_REVERSE_REGISTRAR: addressSchema.optional(),
-  MAINNET_UNIVERSAL_RESOLVER: addressSchema.optional(),
+  MAINNET_ENS_REGISTRY: ethAddress.optional(),
+  MAINNET_NAME_WRAPPER: ethAddress.optional(),
+  MAINNET_PUBLIC_RESOLVER: ethAddress.optional(),
+  MAINNET_REVERSE_REGISTRAR: ethAddress.optional(),
+  MAINNET_UNIVERSAL_RESOLVER: ethAddress.optional(),
   SEPOLIA_RPC_URL: urlSchema.optional(),
-  SEPOLIA_ENS_REGISTRY: addressSchema.optional(),
-  SEPOLIA_NAME_WRAPPER: addressSchema.optional(),
-  SEPOLIA_PUBLIC_RESOLVER: addressSchema.optional(),
-  SEPOLIA_REVERSE_REGISTRAR: addressSchema.optional(),
-  SEPOLIA_UNIVERSAL_RESOLVER: addressSchema.optional(),
+  SEPOLIA_ENS_REGISTRY: ethAddress.optional(),
+  SEPOLIA_NAME_WRAPPER: ethAddress.optional(),
+  SEPOLIA_PUBLIC_RESOLVER: ethAddress.optional(),
+  SEPOLIA_REVERSE_REGISTRAR: ethAddress.optional(),
+  SEPOLIA_UNIVERSAL_RESOLVER: ethAddress.optional(),
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
   CCIP_READ_ALLOWED_ORIGINS: originListSchema.optional(),
   BATCH_GATEWAY_URLS: batchGatewayListSchema.optional(),

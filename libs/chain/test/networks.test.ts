@@ -40,6 +40,10 @@ describe('loadNetworksConfig', () => {
 
   it('rejects bad values, naming the variable', () => {
     expect(() => loadNetworksConfig({ SEPOLIA_ENS_REGISTRY: '0x1234' })).toThrow(/SEPOLIA_ENS_REGISTRY/);
+    // mixed case is an EIP-55 checksum, and a wrong one is a typo
+    expect(() =>
+      loadNetworksConfig({ SEPOLIA_ENS_REGISTRY: '0x5fbDB2315678afecb367f032d93F642f64180aa3' }),
+    ).toThrow(/SEPOLIA_ENS_REGISTRY/);
     expect(() => loadNetworksConfig({ MAINNET_RPC_URL: 'not a url' })).toThrow(NetworkConfigError);
     expect(() => loadNetworksConfig({ RPC_TIMEOUT_MS: '-1' })).toThrow(/RPC_TIMEOUT_MS/);
   });

@@ -153,9 +153,9 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
     );
     const viemRange = (
       JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
       }
-    ).dependencies.viem;
+    ).devDependencies.viem;
     await exec(
       'npm',
       [

@@ -1,16 +1,13 @@
 import type { Extension } from '@electric-sql/pglite';
 import { z } from 'zod';
+import { requiredInProduction, unsetWhenEmpty } from '@nrp/validation';
 import { createDatabase, type DatabaseHandle } from './database';
-
-/** An unset variable and an empty one mean the same: not configured. */
-const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use lower-case letters, digits and _');
 
 /** DATABASE_SCHEMA with a service's own default (so services sharing one PostgreSQL keep apart). */
 export const databaseSchemaEnv = (defaultSchema: string) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schemaName.default(defaultSchema));
+  unsetWhenEmpty(schemaName).transform((value) => value ?? defaultSchema);
 
 /**
  * Where a service keeps its tables, the same variables in every service:
@@ -30,18 +27,7 @@ const databaseEnvShape = {
 };
 
 /** The check `databaseEnvSchema` applies; a config that extends its shape adds it with `.superRefine`. */
-export function requireDatabaseUrlInProduction(
-  env: { NODE_ENV?: string; DATABASE_URL?: string },
-  ctx: z.RefinementCtx,
-): void {
-  if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DATABASE_URL'],
-      message: 'required when NODE_ENV=production (PGlite is for development and tests)',
-    });
-  }
-}
+export const requireDatabaseUrlInProduction = requiredInProduction('DATABASE_URL', 'PGlite');
 
 export const databaseEnvSchema = z.object(databaseEnvShape).superRefine(requireDatabaseUrlInProduction);
 

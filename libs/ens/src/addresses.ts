@@ -1,5 +1,5 @@
 import { getCoderByCoinType } from '@ensdomains/address-encoder';
-import { getAddress, isAddress } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3';
 import { isEvmCoinType, isValidCoinType } from './chains';
 import { InvalidAddressError } from './errors';
 import { bytesToHex, hexDigitsToBytes, hexToBytes, type Hex } from './hex';
@@ -12,15 +12,34 @@ interface Codec {
   decode(bytes: Uint8Array): string;
 }
 
+const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+const encoder = new TextEncoder();
+
+/** EIP-55: a hex digit is upper case when the matching nibble of keccak256(lowercase digits) is 8 or more. */
+function checksumAddress(digits: string): string {
+  const lower = digits.toLowerCase();
+  const hash = keccak_256(encoder.encode(lower));
+  let out = '0x';
+  for (let i = 0; i < lower.length; i++) {
+    const nibble = ((hash[i >> 1] ?? 0) >> (i % 2 === 0 ? 4 : 0)) & 0xf;
+    out += nibble >= 8 ? (lower[i] ?? '').toUpperCase() : lower[i];
+  }
+  return out;
+}
+
 const evmCodec: Codec = {
   encode(text) {
-    // Lowercase and all-uppercase hex are accepted; mixed case must be a valid EIP-55 checksum.
-    if (!isAddress(text, { strict: true })) throw new Error('expected a 0x-prefixed 20-byte hex address');
+    // All lowercase carries no checksum; any upper case digit makes it an EIP-55 checksum that must match.
+    if (
+      !EVM_ADDRESS_RE.test(text) ||
+      (text !== text.toLowerCase() && checksumAddress(text.slice(2)) !== text)
+    )
+      throw new Error('expected a 0x-prefixed 20-byte hex address');
     return hexDigitsToBytes(text.slice(2));
   },
   decode(bytes) {
     if (bytes.length !== 20) throw new Error(`expected 20 bytes, got ${bytes.length}`);
-    return getAddress(bytesToHex(bytes));
+    return checksumAddress(bytesToHex(bytes).slice(2));
   },
 };
 

@@ -1,4 +1,4 @@
-import { keccak256 } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3';
 import { InvalidTokenIdError } from './errors';
 import { bytesToHex, hexDigitsToBytes, type Hex } from './hex';
 
@@ -10,7 +10,7 @@ const encoder = new TextEncoder();
 function labelhashBytes(label: string): Uint8Array {
   const encoded = ENCODED_LABEL_RE.exec(label);
   if (encoded?.[1]) return hexDigitsToBytes(encoded[1]);
-  return keccak256(encoder.encode(label), 'bytes');
+  return keccak_256(encoder.encode(label));
 }
 
 /** If `label` is an encoded label '[<64 hex>]', returns its hash as 0x-hex. */
@@ -36,7 +36,7 @@ export function namehash(name: string): Hex {
     const buf = new Uint8Array(64);
     buf.set(node, 0);
     buf.set(labelhashBytes(labels[i] ?? ''), 32);
-    node = keccak256(buf, 'bytes');
+    node = keccak_256(buf);
   }
   return bytesToHex(node);
 }

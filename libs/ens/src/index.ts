@@ -26,3 +26,4 @@ export {
 export { decodeAddress, encodeAddress, isSupportedCoinType, isValidAddress } from './addresses';
 export { CONTENTHASH_SCHEMES, decodeContenthash, encodeContenthash } from './contenthash';
 export { reverseNodeName } from './reverse';
+export { NETWORK_NAMES, type NetworkName } from './networks';

@@ -5,6 +5,8 @@ import {
   isSupportedCoinType,
   isValidAddress,
 } from '../src';
+import { randomBytes } from 'node:crypto';
+import { getAddress, isAddress } from 'viem';
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
 const BASE = 2147492101;
@@ -33,6 +35,22 @@ describe('EVM addresses', () => {
   ])('rejects %j', (text) => {
     expect(isValidAddress(60, text)).toBe(false);
     expect(() => encodeAddress(BASE, text)).toThrow(InvalidAddressError);
+  });
+
+  it('checksums and checks checksums as viem does (strict isAddress, getAddress)', () => {
+    for (let i = 0; i < 200; i++) {
+      const lower = `0x${randomBytes(20).toString('hex')}` as const;
+      const checksummed = getAddress(lower);
+      expect(decodeAddress(60, lower)).toBe(checksummed);
+      for (const text of [
+        lower,
+        checksummed,
+        lower.toUpperCase().replace('0X', '0x'),
+        checksummed.replace(/[a-f]/, (c) => c.toUpperCase()),
+      ]) {
+        expect(isValidAddress(60, text)).toBe(isAddress(text, { strict: true }));
+      }
+    }
   });
 
   it('rejects stored bytes of the wrong length', () => {

@@ -8,16 +8,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** An unset variable and an empty one mean the same: not configured. */
-export const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-
-/** `schema`, or undefined when the variable is unset or empty. */
-export const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-
 /** A comma-separated list; blanks around items and empty items are dropped. */
 export const commaSeparated = z.string().transform((value) =>
   value

@@ -5,14 +5,13 @@ import {
   ConfigError,
   loadConfig,
   nonNegativeInt,
-  optional,
-  optionalString,
   parseTrustProxy,
   positiveInt,
   hostList,
   originList,
   redactConfig,
 } from '../src';
+import { optionalString, unsetWhenEmpty } from '@nrp/validation';
 
 describe('loadConfig', () => {
   const schema = baseConfigSchema(3001).extend({ SIGNER_KEY: z.string().regex(/^0x[0-9a-f]{64}$/) });
@@ -61,7 +60,7 @@ describe('loadConfig', () => {
 describe('shared variable helpers', () => {
   const schema = z.object({
     NAME: optionalString,
-    URL: optional(z.url()),
+    URL: unsetWhenEmpty(z.url()),
     LIST: commaSeparated.default(['*']),
     COUNT: positiveInt.default(1),
     DELAY: nonNegativeInt.default(0),

@@ -1,36 +1,21 @@
 import { z } from 'zod';
+import { optionalString, requiredInProduction } from '@nrp/validation';
 import type { BlobStore } from './blob-store';
 import { createLocalBlobStore } from './local';
 import { createS3BlobStore } from './s3';
 
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-
 /** Environment for blob storage: S3 when S3_BUCKET is set, else a local directory (BLOB_DIR). */
 export const blobStoreEnvSchema = z.object({
-  S3_BUCKET: optional,
-  S3_ENDPOINT: optional.pipe(z.url().optional()),
-  S3_REGION: optional,
-  S3_ACCESS_KEY_ID: optional,
-  S3_SECRET_ACCESS_KEY: optional,
-  BLOB_DIR: optional,
+  S3_BUCKET: optionalString,
+  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+  S3_REGION: optionalString,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  BLOB_DIR: optionalString,
 });
 
 /** For a config's superRefine: with NODE_ENV=production, blobs must live in S3, not on one pod's disk. */
-export function requireS3InProduction(
-  env: { NODE_ENV?: string; S3_BUCKET?: string },
-  ctx: z.RefinementCtx,
-): void {
-  if (env.NODE_ENV === 'production' && !env.S3_BUCKET) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['S3_BUCKET'],
-      message: 'required when NODE_ENV=production (a local blob directory is for development and tests)',
-    });
-  }
-}
+export const requireS3InProduction = requiredInProduction('S3_BUCKET', 'a local blob directory');
 
 export type BlobStoreConfig =
   | {

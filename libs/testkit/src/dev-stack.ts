@@ -1,5 +1,5 @@
 /**
- * The contract between `scripts/dev-stack.ts` (`npm start`) and each service's `src/dev-stack.ts` hook.
+ * The contract between `scripts/dev-stack.ts` (`npm start`) and each service's `dev/dev-stack.ts` hook.
  * The script starts anvil with ENS and the demo names, asks every service's hook what it adds (contracts it
  * deploys, names it creates, environment it needs), starts the four services in this one process, runs the
  * hooks' `afterStart` steps, and writes `.data/dev-stack.json`.

@@ -27,10 +27,15 @@ export function ensName(limits: { min?: number; max?: number } = {}) {
     .meta({ description: 'ENS name; normalised with ENSIP-15 before use.' });
 }
 
-/** An Ethereum address in any case; the output is EIP-55 checksummed. */
+/**
+ * An Ethereum address: 0x and 40 hex digits, all lower or upper case, or mixed case that is its EIP-55 checksum; the
+ * output is EIP-55 checksummed. The one address schema of requests and configuration.
+ */
 export const ethAddress = z
   .string()
-  .refine((value) => isAddress(value), { message: 'must be a 0x-prefixed 20-byte Ethereum address' })
+  .refine((value) => /^0x[0-9a-fA-F]{40}$/.test(value) && isAddress(value), {
+    message: 'must be a 0x-prefixed 20-byte Ethereum address',
+  })
   .transform((value) => getAddress(value))
   .meta({
     description: 'Ethereum address (0x + 40 hex digits).',

@@ -48,6 +48,14 @@ describe('schemas', () => {
     expect(ethAddress.safeParse('0x1234').success).toBe(false);
   });
 
+  it('ethAddress wants the 0x prefix and hex digits (no bare hex, no ICAP)', () => {
+    expect(ethAddress.safeParse('f39fd6e51aad88f6f4ce6ab8827279cfffb92266').success).toBe(false);
+    expect(ethAddress.safeParse('XE7338O073KYGTWWZN0F2WZ0R8PX5ZPPZS').success).toBe(false);
+    expect(ethAddress.parse('0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266')).toBe(
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
+  });
+
   it('queryBoolean takes true/false/1/0 only', () => {
     expect(queryBoolean.parse('true')).toBe(true);
     expect(queryBoolean.parse('0')).toBe(false);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_KINDS, METADATA_NETWORKS } from '@nrp/client';
+import { IMAGE_KINDS } from '@nrp/client';
+import { NETWORK_NAMES } from '@nrp/ens';
 import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars';
@@ -9,10 +10,10 @@ import { problems } from '../problems';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
-const paramsSchema = z.object({ network: z.enum(METADATA_NETWORKS), name: ensName({ min: 1, max: 255 }) });
+const paramsSchema = z.object({ network: z.enum(NETWORK_NAMES), name: ensName({ min: 1, max: 255 }) });
 
 const metaSchema = z.object({
-  network: z.enum(METADATA_NETWORKS),
+  network: z.enum(NETWORK_NAMES),
   name: z.string(),
   kind: z.enum(IMAGE_KINDS),
   record: z.string().meta({ description: 'The text record as set.' }),

@@ -3,11 +3,11 @@
  * generates its OpenAPI document from them) and with clients that opt in to response validation.
  */
 import { z } from 'zod';
+import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
 import { ensName, ethAddress } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
-export const METADATA_NETWORKS = ['mainnet', 'sepolia'] as const;
-export type MetadataNetwork = (typeof METADATA_NETWORKS)[number];
+export type MetadataNetwork = NetworkName;
 export const IMAGE_KINDS = ['avatar', 'header'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
@@ -29,7 +29,7 @@ export const nonceResponseSchema = z.object({
 export type NonceResponse = z.output<typeof nonceResponseSchema>;
 
 export const profileImageParamsSchema = z.object({
-  network: z.enum(METADATA_NETWORKS),
+  network: z.enum(NETWORK_NAMES),
   subname: ensName({ min: 1, max: 255 }),
 });
 
@@ -45,7 +45,7 @@ export const headerUploadBodySchema = signedRequestSchema.extend({ header: fileP
 
 const uploadResultBase = {
   subname: z.string(),
-  network: z.enum(METADATA_NETWORKS),
+  network: z.enum(NETWORK_NAMES),
   uploadedAt: z.string().meta({ description: 'ISO 8601' }),
   fileSize: z.number().int().meta({ description: 'Bytes stored (after SVG sanitising).' }),
   isUpdate: z.boolean(),
@@ -60,7 +60,7 @@ export type HeaderUploadResult = z.output<typeof headerUploadResultSchema>;
 
 export const deleteResultSchema = z.object({
   subname: z.string(),
-  network: z.enum(METADATA_NETWORKS),
+  network: z.enum(NETWORK_NAMES),
   message: z.string(),
   deletedAt: z.string().meta({ description: 'ISO 8601' }),
 });

@@ -3,13 +3,13 @@
  * opt in to response validation). Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
  */
 import { z } from 'zod';
+import { NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
 // ----- shared pieces -----
 
-export const MINT_NETWORKS = ['mainnet', 'sepolia'] as const;
-export const mintNetworkSchema = z.enum(MINT_NETWORKS).meta({ description: '`mainnet` or `sepolia`.' });
+export const mintNetworkSchema = z.enum(NETWORK_NAMES).meta({ description: '`mainnet` or `sepolia`.' });
 export type MintNetwork = z.output<typeof mintNetworkSchema>;
 
 /** A whole number of wei as a decimal string (uint256 range). */

@@ -3,7 +3,7 @@
  * validates with them and documents them in /openapi.json) and by clients that opt in to response validation.
  */
 import { z } from 'zod';
-import { chainByName, isValidCoinType } from '@nrp/ens';
+import { chainByName, isValidCoinType, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
 import { commaList, ensName, ethAddress, queryBoolean } from '@nrp/validation';
 
 // ---- limits ----
@@ -17,8 +17,7 @@ export const MAX_RECORD_SELECTION = 50;
 export const MAX_TEXT_KEY_LENGTH = 256;
 /** At most this many names or addresses in one bulk request. */
 export const MAX_BULK_ITEMS = 20;
-export const RESOLVER_NETWORKS = ['mainnet', 'sepolia'] as const;
-export type ResolverNetwork = (typeof RESOLVER_NETWORKS)[number];
+export type ResolverNetwork = NetworkName;
 
 // ---- response schemas ----
 
@@ -197,7 +196,7 @@ const dedupe = (values: number[]): number[] => [...new Set(values)];
 const selectionLimit = { max: MAX_RECORD_SELECTION };
 
 const networkQuery = z
-  .enum(RESOLVER_NETWORKS)
+  .enum(NETWORK_NAMES)
   .optional()
   .meta({ description: "`mainnet` or `sepolia`; default: the service's DEFAULT_NETWORK." });
 const noCacheQuery = queryBoolean

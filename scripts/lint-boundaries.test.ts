@@ -1,0 +1,135 @@
+/**
+ * The module boundaries in eslint.config.mjs fire: each fixture line is linted with the project's own config (ESLint's
+ * API, as `npm run lint` runs it) as if it were a file at the given path, and must fail with its rule, while the same
+ * line at a path the boundary does not cover passes. ESLint loads its config with import(), which jest's CommonJS
+ * runtime cannot, so one child process lints every case.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const root = path.resolve(__dirname, '..');
+
+interface Case {
+  code: string;
+  filePath: string;
+}
+
+interface Outcome {
+  filePath: string;
+  rules: string[];
+}
+
+const LINT_CASES = `
+import { ESLint } from 'eslint';
+const cases = JSON.parse(process.argv[1]);
+const eslint = new ESLint({ cwd: process.cwd() });
+const outcomes = [];
+for (const { code, filePath } of cases) {
+  const [result] = await eslint.lintText(code, { filePath });
+  outcomes.push({ filePath, rules: result.messages.map((m) => m.ruleId ?? m.message) });
+}
+console.log(JSON.stringify(outcomes));
+`;
+
+async function lint(cases: Case[]): Promise<Outcome[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', LINT_CASES, JSON.stringify(cases)],
+    { cwd: root, timeout: 120_000 },
+  );
+  return JSON.parse(stdout) as Outcome[];
+}
+
+// Each line is used (`void`) so that only the boundary rule can complain.
+const violations: Array<{
+  boundary: string;
+  code: string;
+  filePath: string;
+  allowedAt: string;
+  rule: string;
+}> = [
+  {
+    boundary: 'libs never import apps (workspace name)',
+    code: `import { configSchema } from '@nrp/mint-svc';\nvoid configSchema;\n`,
+    filePath: 'libs/chain/src/fixture.ts',
+    allowedAt: 'bench/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'libs never import apps (relative path, from a lib test)',
+    code: `import { configSchema } from '../../../apps/mint-svc/src/config';\nvoid configSchema;\n`,
+    filePath: 'libs/chain/test/fixture.ts',
+    allowedAt: 'scripts/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'libs/ens has no I/O (node built-in)',
+    code: `import { readFileSync } from 'node:fs';\nvoid readFileSync;\n`,
+    filePath: 'libs/ens/src/fixture.ts',
+    allowedAt: 'libs/chain/src/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'libs/ens has no I/O (bare built-in)',
+    code: `import { createServer } from 'http';\nvoid createServer;\n`,
+    filePath: 'libs/ens/src/fixture.ts',
+    allowedAt: 'libs/server/src/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'libs/ens has no I/O (ethers provider)',
+    code: `import { JsonRpcProvider } from 'ethers';\nvoid JsonRpcProvider;\n`,
+    filePath: 'libs/ens/src/fixture.ts',
+    allowedAt: 'libs/chain/src/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'libs/ens has no I/O (fetch)',
+    code: `export const get = (url: string) => fetch(url);\n`,
+    filePath: 'libs/ens/src/fixture.ts',
+    allowedAt: 'libs/chain/src/fixture.ts',
+    rule: 'no-restricted-globals',
+  },
+  {
+    boundary: 'production code never imports @nrp/testkit (app)',
+    code: `import { startEnsChain } from '@nrp/testkit';\nvoid startEnsChain;\n`,
+    filePath: 'apps/resolver-svc/src/fixture.ts',
+    allowedAt: 'apps/resolver-svc/dev/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'production code never imports @nrp/testkit (lib, relative path)',
+    code: `import { startEnsChain } from '../../testkit/src';\nvoid startEnsChain;\n`,
+    filePath: 'libs/chain/src/fixture.ts',
+    allowedAt: 'libs/chain/test/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: 'bench/ never imports test/',
+    code: `import { buildService } from '../apps/resolver-svc/test/support';\nvoid buildService;\n`,
+    filePath: 'bench/fixture.ts',
+    allowedAt: 'scripts/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+];
+
+let outcomes: Outcome[];
+
+beforeAll(async () => {
+  outcomes = await lint(
+    violations.flatMap(({ code, filePath, allowedAt }) => [
+      { code, filePath },
+      { code, filePath: allowedAt },
+    ]),
+  );
+}, 120_000);
+
+it.each(violations.map((v, index) => [v.boundary, v, index] as const))(
+  '%s',
+  (_boundary, violation, index) => {
+    const [violating, allowed] = [outcomes[2 * index], outcomes[2 * index + 1]];
+    expect(violating).toEqual({ filePath: violation.filePath, rules: [violation.rule] });
+    expect(allowed).toEqual({ filePath: violation.allowedAt, rules: [] });
+  },
+);
