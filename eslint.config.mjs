@@ -41,6 +41,10 @@ const ethersProviders = [
   'SocketProvider',
   'WebSocketProvider',
 ];
+const noRuntimePackages = {
+  regex: '^@nrp/(client|server|db|storage|chain|auth|outbox)(/|$)',
+  message: 'libs/api holds only the schemas: the client and the services import it, never the reverse.',
+};
 const restrictImports = (patterns, paths = []) => ['error', { patterns, paths }];
 
 export default tseslint.config(
@@ -94,6 +98,17 @@ export default tseslint.config(
           message: 'libs/ens is pure: no I/O.',
         })),
       ],
+    },
+  },
+  {
+    files: ['libs/api/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrictImports([
+        noApps,
+        noTestkit,
+        { ...noIoModules, message: 'libs/api is pure schemas (it also runs in browsers): no I/O modules.' },
+        noRuntimePackages,
+      ]),
     },
   },
   {

@@ -64,6 +64,13 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: 'libs/api holds only schemas (no client or server)',
+    code: `import { createApp } from '@nrp/server';\nvoid createApp;\n`,
+    filePath: 'libs/api/src/fixture.ts',
+    allowedAt: 'apps/mint-svc/src/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'libs/ens has no I/O (node built-in)',
     code: `import { readFileSync } from 'node:fs';\nvoid readFileSync;\n`,
     filePath: 'libs/ens/src/fixture.ts',

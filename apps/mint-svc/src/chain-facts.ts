@@ -1,7 +1,7 @@
 import { Interface, isError, type Provider } from 'ethers';
 import { ensRegistryInterface, nameWrapperInterface, toUpstreamError } from '@nrp/chain';
 import { labelhash, namehash } from '@nrp/ens';
-import type { ListingSettings } from '@nrp/client';
+import type { ListingSettings } from '@nrp/api';
 
 const baseRegistrarInterface = new Interface(['function nameExpires(uint256 id) view returns (uint256)']);
 const erc721Interface = new Interface(['function balanceOf(address owner) view returns (uint256)']);

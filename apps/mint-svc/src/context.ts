@@ -1,6 +1,6 @@
 import type { Wallet } from 'ethers';
 import type { ChainProvider, NetworkConfig } from '@nrp/chain';
-import type { MintNetwork } from '@nrp/client';
+import type { MintNetwork } from '@nrp/api';
 import type { NonceStore } from '@nrp/auth';
 import type { Kysely } from 'kysely';
 import type { EventOutbox } from '@nrp/outbox';

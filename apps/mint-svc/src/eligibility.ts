@@ -1,4 +1,4 @@
-import { VALIDATION_ERRORS, type ListingSettings, type MintValidationError } from '@nrp/client';
+import { VALIDATION_ERRORS, type ListingSettings, type MintValidationError } from '@nrp/api';
 
 export interface EligibilityInput {
   settings: Pick<

@@ -1,4 +1,4 @@
-import type { MintNetwork, MintValidationError } from '@nrp/client';
+import type { MintNetwork, MintValidationError } from '@nrp/api';
 import { ProblemError } from '@nrp/validation';
 import { readMintChainFacts, type MintChainFacts } from './chain-facts';
 import type { MintServiceContext } from './context';

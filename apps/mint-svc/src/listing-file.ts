@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { listingFileSchema } from '@nrp/client';
+import { listingFileSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { ConfigError } from '@nrp/server';
 import type { ListingRepository } from './data/listings';

@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers';
-import type { ListingSettings } from '@nrp/client';
+import type { ListingSettings } from '@nrp/api';
 
 export const SECONDS_PER_YEAR = 365 * 24 * 3600;
 

@@ -1,7 +1,7 @@
 import { Interface, Wallet } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { createProvider, networksFromEnv, observeRpcCalls, type NetworkName } from '@nrp/chain';
-import type { MintNetwork } from '@nrp/client';
+import type { MintNetwork } from '@nrp/api';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {

@@ -1,5 +1,5 @@
 import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
-import type { MintNetwork } from '@nrp/client';
+import type { MintNetwork } from '@nrp/api';
 import type { MintServiceContext } from './context';
 
 export type { SignedFields };

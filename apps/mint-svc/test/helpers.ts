@@ -2,7 +2,7 @@ import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Sign
 import { SiweMessage } from 'siwe';
 import request from 'supertest';
 import type { Express } from 'express';
-import { listingInputSchema, type ListingInput } from '@nrp/client';
+import { listingInputSchema, type ListingInput } from '@nrp/api';
 import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';

@@ -9,7 +9,7 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import request from 'supertest';
-import { listingInputSchema } from '@nrp/client';
+import { listingInputSchema } from '@nrp/api';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts } from '@nrp/testkit';

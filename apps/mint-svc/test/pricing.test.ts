@@ -1,5 +1,5 @@
 import { formatEther, parseEther } from 'ethers';
-import { listingInputSchema } from '@nrp/client';
+import { listingInputSchema } from '@nrp/api';
 import { mintValidationErrors, type EligibilityInput } from '../src/eligibility';
 import { labelLength, mintExpiry, quoteMint, SECONDS_PER_YEAR, weiToEtherNumber } from '../src/pricing';
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { listingInputSchema } from '@nrp/client';
+import { listingInputSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, startAnvil, startTcpProxy, type TcpProxy } from '@nrp/testkit';

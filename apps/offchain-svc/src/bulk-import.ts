@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { createSubnameRequest, type BulkSubnamesResult, type CreateSubnameData } from '@nrp/client';
+import { createSubnameRequest, type BulkSubnamesResult, type CreateSubnameData } from '@nrp/api';
 import { ProblemError, validationProblem } from '@nrp/validation';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/client';
+import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
 import { recordEvents } from './data/events';
 import type { OffchainDatabase } from './data/schema';
 

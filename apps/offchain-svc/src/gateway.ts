@@ -1,5 +1,5 @@
 import { ZeroAddress, type Result } from 'ethers';
-import type { OffchainSubname } from '@nrp/client';
+import type { OffchainSubname } from '@nrp/api';
 import { resolverInterface } from '@nrp/chain';
 import { encodeAddress, encodeContenthash, type Hex } from '@nrp/ens';
 

@@ -1,5 +1,5 @@
 import { namehash } from '@nrp/ens';
-import type { CreateSubnameData, OffchainSubname } from '@nrp/client';
+import type { CreateSubnameData, OffchainSubname } from '@nrp/api';
 import type { Kysely } from 'kysely';
 import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';

@@ -6,7 +6,7 @@ import {
   type WebhookDeliveries,
   type WebhookDelivery,
   type WebhookEventType,
-} from '@nrp/client';
+} from '@nrp/api';
 import type { Logger } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { ApiKeyRow } from './data/api-keys';

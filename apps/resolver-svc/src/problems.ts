@@ -3,7 +3,7 @@
  * the parameter named in `errors`), and every RPC node or CCIP-Read gateway failure is 502 UPSTREAM_ERROR with
  * an `upstream: { message, code }` member carrying the upstream's own message and code unchanged.
  */
-import type { UpstreamDetail } from '@nrp/client';
+import type { UpstreamDetail } from '@nrp/api';
 import { dependencyProblem } from '@nrp/server';
 import { z } from 'zod';
 import { commonProblems, parsePart, toProblem } from '@nrp/validation';

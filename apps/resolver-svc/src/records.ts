@@ -11,7 +11,7 @@ import {
   encodeContenthashCall,
   encodeTextCall,
 } from '@nrp/chain';
-import type { AddressRecord, ContenthashRecord, TextRecord } from '@nrp/client';
+import type { AddressRecord, ContenthashRecord, TextRecord } from '@nrp/api';
 import { chainByCoinType, chainByName, decodeAddress, decodeContenthash, type Hex } from '@nrp/ens';
 
 /** Default text keys of a profile (decisions.md). */

@@ -12,7 +12,7 @@ import {
   type NetworkName,
   type NetworksConfig,
 } from '@nrp/chain';
-import type { Profile, ReverseProfile } from '@nrp/client';
+import type { Profile, ReverseProfile } from '@nrp/api';
 import { normalizeName } from '@nrp/ens';
 import type { CacheResult, ResultCache } from './cache';
 import {

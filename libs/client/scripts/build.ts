@@ -15,12 +15,24 @@ const clientRoot = path.resolve(__dirname, '..');
 const src = path.join(clientRoot, 'src');
 const libs = path.dirname(clientRoot);
 const repoRoot = path.dirname(libs);
+/** `@nrp/api`'s schemas ship in the package as its `schemas/*` modules (the opt-in response validation). */
+const apiSrc = path.join(libs, 'api/src');
+const API_PREFIX = '@nrp/api/';
 
 /** Output module name (without extension) by source file. */
 const modules = new Map<string, string>();
 for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
   if (file.endsWith('.ts'))
     modules.set(path.join(src, file), file.replace(/\.ts$/, '').split(path.sep).join('/'));
+}
+for (const file of readdirSync(apiSrc, { encoding: 'utf8' })) {
+  if (file.endsWith('.ts') && file !== 'index.ts')
+    modules.set(path.join(apiSrc, file), `schemas/${file.replace(/\.ts$/, '')}`);
+}
+
+/** The output module of a `@nrp/api/<name>` specifier. */
+function apiModule(specifier: string): string | undefined {
+  return specifier.startsWith(API_PREFIX) ? `schemas/${specifier.slice(API_PREFIX.length)}` : undefined;
 }
 const internal: Record<string, { source: string; module: string }> = {
   '@nrp/validation': {
@@ -47,12 +59,12 @@ function moduleGraph(extension: string): Plugin {
       pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point') return undefined;
         const importer = modules.get(args.importer);
-        const workspaceLib = internal[args.path];
-        if (workspaceLib && importer) {
-          return { path: relativeSpecifier(importer, workspaceLib.module, extension), external: true };
+        const workspaceModule = internal[args.path]?.module ?? apiModule(args.path);
+        if (workspaceModule && importer) {
+          return { path: relativeSpecifier(importer, workspaceModule, extension), external: true };
         }
         if (!args.path.startsWith('.')) return { path: args.path, external: true };
-        if (!args.importer.startsWith(src)) return undefined;
+        if (!args.importer.startsWith(src) && !args.importer.startsWith(apiSrc)) return undefined;
         const resolved = await pluginBuild.resolve(args.path, {
           kind: args.kind,
           resolveDir: args.resolveDir,
@@ -99,7 +111,10 @@ function buildTypes(outDir: string): void {
       declarationDir,
       rootDir: libs,
       // Workspace libraries by path, not through node_modules (whose modules tsc does not emit).
-      paths: Object.fromEntries(Object.entries(internal).map(([name, lib]) => [name, [lib.source]])),
+      paths: {
+        ...Object.fromEntries(Object.entries(internal).map(([name, lib]) => [name, [lib.source]])),
+        [`${API_PREFIX}*`]: [path.join(apiSrc, '*')],
+      },
     });
     const emitted = program.emit();
     const errors = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
@@ -126,9 +141,9 @@ function buildTypes(outDir: string): void {
         const rewritten = text.replace(
           /(from |import\()(['"])([^'"]+)\2/g,
           (whole, lead: string, quote: string, spec: string) => {
-            const workspaceLib = internal[spec];
-            if (workspaceLib)
-              return `${lead}${quote}${relativeSpecifier(module, workspaceLib.module, extension)}${quote}`;
+            const workspaceModule = internal[spec]?.module ?? apiModule(spec);
+            if (workspaceModule)
+              return `${lead}${quote}${relativeSpecifier(module, workspaceModule, extension)}${quote}`;
             if (spec.startsWith('.')) return `${lead}${quote}${spec}${extension}${quote}`;
             return whole;
           },

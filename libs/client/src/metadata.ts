@@ -10,8 +10,8 @@ import type {
   NonceRequest,
   NonceResponse,
   TokenMetadata,
-} from './schemas/metadata';
-import type { SignedRequest } from './schemas/signed-request';
+} from '@nrp/api/metadata';
+import type { SignedRequest } from '@nrp/api/signed-request';
 
 export type {
   AvatarUploadResult,
@@ -22,8 +22,8 @@ export type {
   NonceRequest,
   NonceResponse,
   TokenMetadata,
-} from './schemas/metadata';
-export type { SignedRequest } from './schemas/signed-request';
+} from '@nrp/api/metadata';
+export type { SignedRequest } from '@nrp/api/signed-request';
 export * from './http';
 export * from './sign-in-message';
 

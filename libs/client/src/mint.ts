@@ -13,8 +13,8 @@ import type {
   PutListingRequest,
   VerifiedMinter,
   VerifyMinterRequest,
-} from './schemas/mint';
-import type { SignedRequest } from './schemas/signed-request';
+} from '@nrp/api/mint';
+import type { SignedRequest } from '@nrp/api/signed-request';
 
 export type {
   DeleteListingResponse,
@@ -31,8 +31,8 @@ export type {
   PutListingRequest,
   VerifiedMinter,
   VerifyMinterRequest,
-} from './schemas/mint';
-export type { SignedRequest } from './schemas/signed-request';
+} from '@nrp/api/mint';
+export type { SignedRequest } from '@nrp/api/signed-request';
 export * from './http';
 export * from './sign-in-message';
 

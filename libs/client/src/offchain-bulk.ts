@@ -1,10 +1,7 @@
 /** Bulk import and NDJSON export (data portability) methods of the offchain client. */
 import { problemOf, requestJson, serviceUrl, type ClientOptions } from './http';
-import type { BulkSubnamesResult } from './schemas/offchain-bulk';
-import type { CreateSubnameInput, OffchainSubname } from './schemas/offchain';
-
-/** The export's media type: one JSON record per line. */
-export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
+import { NDJSON_CONTENT_TYPE, type BulkSubnamesResult } from '@nrp/api/offchain-bulk';
+import type { CreateSubnameInput, OffchainSubname } from '@nrp/api/offchain';
 
 /** A record as the create-or-update body that writes it again (what an export line becomes for a bulk import). */
 export function toCreateSubnameInput(record: OffchainSubname): CreateSubnameInput {

@@ -9,7 +9,7 @@ import type {
   Webhook,
   WebhookDeliveries,
   WebhookDelivery,
-} from './schemas/offchain-webhooks';
+} from '@nrp/api/offchain-webhooks';
 
 export interface OffchainWebhookMethods {
   createWebhook(input: CreateWebhookInput, apiKey: string): Promise<CreatedWebhook>;

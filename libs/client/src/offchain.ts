@@ -7,18 +7,18 @@ import type {
   OffchainSubname,
   SearchSubnamesInput,
   SearchSubnamesResult,
-} from './schemas/offchain';
+} from '@nrp/api/offchain';
 
 export type {
   CreateSubnameInput,
   OffchainSubname,
   SearchSubnamesInput,
   SearchSubnamesResult,
-} from './schemas/offchain';
+} from '@nrp/api/offchain';
 export * from './http';
-export { NDJSON_CONTENT_TYPE, toCreateSubnameInput, type OffchainBulkMethods } from './offchain-bulk';
+export { toCreateSubnameInput, type OffchainBulkMethods } from './offchain-bulk';
 export type { OffchainWebhookMethods } from './offchain-webhooks';
-export type { BulkSubnamesResult } from './schemas/offchain-bulk';
+export type { BulkSubnamesResult } from '@nrp/api/offchain-bulk';
 export type {
   CreatedWebhook,
   CreateWebhookInput,
@@ -27,7 +27,7 @@ export type {
   WebhookDeliveries,
   WebhookDelivery,
   WebhookEventType,
-} from './schemas/offchain-webhooks';
+} from '@nrp/api/offchain-webhooks';
 
 export interface OffchainClient extends OffchainBulkMethods, OffchainWebhookMethods {
   /** Creates or updates a subname (the key in `x-auth-token` must be valid for its parent). */

@@ -9,7 +9,7 @@ import type {
   ResolverNetwork,
   ReverseProfile,
   TextsResult,
-} from './schemas/resolver';
+} from '@nrp/api/resolver';
 
 export type {
   AddressRecord,
@@ -24,7 +24,7 @@ export type {
   ReverseProfile,
   TextRecord,
   TextsResult,
-} from './schemas/resolver';
+} from '@nrp/api/resolver';
 export * from './http';
 
 export interface ResolveOptions {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { assertSchemaName } from '@nrp/db';
-import type { PlatformEvent, WebhookEventType } from '@nrp/client';
+import type { PlatformEvent, WebhookEventType } from '@nrp/api';
 
 /** Where a producing service writes its events, inside the transaction of the change. */
 export interface EventOutbox {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { assertSchemaName } from '@nrp/db';
-import type { PlatformEvent } from '@nrp/client';
+import type { PlatformEvent } from '@nrp/api';
 import type { OutboxRow } from './outbox-migration';
 
 /** Events relayed per request (the ingest endpoint's limit). */

@@ -1,4 +1,4 @@
-import type { PlatformEvent } from '@nrp/client';
+import type { PlatformEvent } from '@nrp/api';
 import { createDatabase, migrate } from '@nrp/db';
 import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import {

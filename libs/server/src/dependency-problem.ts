@@ -1,5 +1,5 @@
 import { isUpstreamError, type UpstreamError } from '@nrp/chain';
-import type { UpstreamDetail } from '@nrp/client';
+import type { UpstreamDetail } from '@nrp/api';
 // Deep imports: the error modules only, so a service without a database or blob storage (resolver-svc) does not
 // load the PGlite, pg and S3 clients with the kit.
 import { isDatabaseUnavailable } from '@nrp/db/src/errors';

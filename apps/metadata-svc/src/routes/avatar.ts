@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IMAGE_KINDS } from '@nrp/client';
+import { IMAGE_KINDS } from '@nrp/api';
 import { NETWORK_NAMES } from '@nrp/ens';
 import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';

@@ -1,4 +1,4 @@
-import { nonceRequestSchema, nonceResponseSchema } from '@nrp/client';
+import { nonceRequestSchema, nonceResponseSchema } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';

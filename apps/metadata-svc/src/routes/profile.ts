@@ -6,7 +6,7 @@ import {
   headerUploadResultSchema,
   profileImageParamsSchema,
   signedRequestSchema,
-} from '@nrp/client';
+} from '@nrp/api';
 import { authProblems } from '@nrp/auth';
 import { namehash } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/client';
+import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
 import type { NetworkName } from '@nrp/chain';
 import { namehashFromTokenId } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';

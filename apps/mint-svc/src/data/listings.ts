@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { listingInputSchema, type Listing, type ListingSettings, type MintNetwork } from '@nrp/client';
+import { listingInputSchema, type Listing, type ListingSettings, type MintNetwork } from '@nrp/api';
 import type { ListingRow, MintDatabase } from './schema';
 
 /** A stored listing: its settings with the payment receiver resolved, and its bookkeeping. */

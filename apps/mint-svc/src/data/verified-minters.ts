@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MintNetwork } from '@nrp/client';
+import type { MintNetwork } from '@nrp/api';
 import type { MintDatabase } from './schema';
 
 export interface VerifiedMinterRepository {

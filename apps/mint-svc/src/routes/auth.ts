@@ -5,7 +5,7 @@ import {
   verifiedMinterSchema,
   verifyMinterRequestSchema,
   type VerifiedMinter,
-} from '@nrp/client';
+} from '@nrp/api';
 import { defineRoute } from '@nrp/server';
 import type { MintServiceContext } from '../context';
 import { verifySignedRequest } from '../sign-in';

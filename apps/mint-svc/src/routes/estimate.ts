@@ -1,4 +1,4 @@
-import { mintEstimateQuerySchema, mintEstimateResponseSchema, type MintEstimateResponse } from '@nrp/client';
+import { mintEstimateQuerySchema, mintEstimateResponseSchema, type MintEstimateResponse } from '@nrp/api';
 import { defineRoute } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MintServiceContext } from '../context';

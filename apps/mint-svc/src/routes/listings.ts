@@ -7,7 +7,7 @@ import {
   putListingRequestSchema,
   signedRequestSchema,
   type MintNetwork,
-} from '@nrp/client';
+} from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { defineRoute } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';

@@ -1,4 +1,4 @@
-import { mintRequestSchema, mintResponseSchema, type MintNetwork, type MintResponse } from '@nrp/client';
+import { mintRequestSchema, mintResponseSchema, type MintNetwork, type MintResponse } from '@nrp/api';
 import { newEvent } from '@nrp/outbox';
 import { defineRoute } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';

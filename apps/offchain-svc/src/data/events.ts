@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { PlatformEvent } from '@nrp/client';
+import type { PlatformEvent } from '@nrp/api';
 import type { OffchainDatabase } from './schema';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { OffchainSubname } from '@nrp/client';
+import type { OffchainSubname } from '@nrp/api';
 import type { OffchainDb } from './database';
 import type { OffchainDatabase, SubnamesTable } from './schema';
 

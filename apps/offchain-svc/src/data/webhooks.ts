@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Webhook, WebhookDelivery, WebhookEventType } from '@nrp/client';
+import type { Webhook, WebhookDelivery, WebhookEventType } from '@nrp/api';
 import type { DeliveryStatus, OffchainDatabase, WebhookDeliveriesTable } from './schema';
 import type { OffchainDb } from './database';
 

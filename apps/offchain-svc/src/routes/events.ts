@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { apiKeyMatches, hashApiKey } from '@nrp/auth';
-import { ingestEventsRequest, ingestEventsResponse } from '@nrp/client';
+import { ingestEventsRequest, ingestEventsResponse } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainDb } from '../data/database';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gatewayRequest, gatewayResponse } from '@nrp/client';
+import { gatewayRequest, gatewayResponse } from '@nrp/api';
 import { CcipRequestError, decodeResolveCall, signOffchainResolverResponse } from '@nrp/chain';
 import { normalizeName } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';

@@ -9,7 +9,7 @@ import {
   offchainSubnameSchema,
   searchSubnamesRequest,
   searchSubnamesResponse,
-} from '@nrp/client';
+} from '@nrp/api';
 import { parentOf } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';

@@ -7,7 +7,7 @@ import {
   webhookDeliverySchema,
   webhookIdParams,
   webhookListResponse,
-} from '@nrp/client';
+} from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';

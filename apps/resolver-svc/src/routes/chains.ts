@@ -1,4 +1,4 @@
-import { chainsResultSchema, type ChainsResult } from '@nrp/client';
+import { chainsResultSchema, type ChainsResult } from '@nrp/api';
 import { listChains } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 

@@ -6,7 +6,7 @@ import {
   profileSchema,
   resolverNameParam,
   type BulkProfileResult,
-} from '@nrp/client';
+} from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { parseBulkItem, bulkRouteProblems, nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';

@@ -4,7 +4,7 @@ import {
   nameParamsSchema,
   textsQuerySchema,
   textsResultSchema,
-} from '@nrp/client';
+} from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';

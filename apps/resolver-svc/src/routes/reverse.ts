@@ -5,7 +5,7 @@ import {
   reverseProfileSchema,
   reverseQuerySchema,
   type BulkReverseResult,
-} from '@nrp/client';
+} from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { ETH_COIN_TYPE } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
