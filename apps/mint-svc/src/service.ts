@@ -127,6 +127,7 @@ export async function buildService(
     standardFeeWei: config.STANDARD_FEE_WEI,
     signatureTtlSeconds: config.SIGNATURE_TTL_SECONDS,
     siweDomains: config.SIWE_DOMAINS,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),

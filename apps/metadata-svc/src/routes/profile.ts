@@ -23,6 +23,13 @@ import { uploadGate } from '../upload-gate';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 const signInProblems = Object.values(authProblems);
+const BINDING_TEXT =
+  'Recommended: bind the message to this request (the client helper `imageSignInMessage` does): its URI and only ' +
+  'resource are the stable URL `{PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}` and its statement names ' +
+  'the operation (`upload` or `delete`), so the signature cannot be used for another name, kind or operation. A ' +
+  'message that lists `Resources`, or whose URI is under `{PUBLIC_BASE_URL}/profile/`, is bound: it must name ' +
+  'this image (and, in its statement or as a `#upload`/`#delete` fragment, this operation), otherwise 401 ' +
+  '`RESOURCE_MISMATCH` and the nonce stays unused. A message with neither keeps working unbound.';
 
 /** The bytes `multipartUpload` left on the request (it answers MISSING_FILE/EMPTY_FILE itself, before this). */
 function uploadedBytes(file: { buffer: Buffer } | undefined): Buffer {
@@ -55,7 +62,8 @@ function routesFor(
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
         'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
-        'the same signer) is replaced.',
+        'the same signer) is replaced. ' +
+        BINDING_TEXT,
       tags: ['images'],
       params: profileImageParamsSchema,
       body: kind === 'avatar' ? avatarUploadBodySchema : headerUploadBodySchema,
@@ -86,7 +94,8 @@ function routesFor(
       handler: async ({ params, body }, req) =>
         withDependencyProblems(async () => {
           const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
-          const session = await signIn(ctx, params.network, kind, body);
+          const target = { network: params.network, name: params.subname, kind };
+          const session = await signIn(ctx, target, 'upload', body);
           const { url, ...result } = await uploadImage(ctx, {
             network: params.network,
             name: params.subname,
@@ -106,7 +115,8 @@ function routesFor(
       description:
         'JSON body: `siweMessage`, `siweSignature`, `address`. The signer must own the name (403 ' +
         "`NOT_SUBNAME_OWNER`); the visible image and the signer's pending upload are removed (404 " +
-        '`IMAGE_NOT_FOUND` when there is neither).',
+        '`IMAGE_NOT_FOUND` when there is neither). ' +
+        BINDING_TEXT,
       tags: ['images'],
       params: profileImageParamsSchema,
       body: signedRequestSchema,
@@ -123,7 +133,8 @@ function routesFor(
       rateLimit: { name: `delete-${kind}`, windowMs: 60_000, limit: ctx.config.DELETE_RATE_LIMIT_PER_MINUTE },
       handler: async ({ params, body }) =>
         withDependencyProblems(async () => {
-          const session = await signIn(ctx, params.network, kind, body);
+          const target = { network: params.network, name: params.subname, kind };
+          const session = await signIn(ctx, target, 'delete', body);
           return deleteImage(ctx, {
             network: params.network,
             name: params.subname,

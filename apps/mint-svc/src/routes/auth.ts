@@ -38,13 +38,21 @@ export function verifyMinterRoute(ctx: MintServiceContext) {
     description:
       'A minter proves control of its address with an EIP-4361 message (nonce scope `minter`, chain id of ' +
       '`network`). It then counts as a verified minter on that network for MINTER_VERIFICATION_TTL_SECONDS; ' +
-      'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not.',
+      'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not. ' +
+      'Recommended (the client helper `minterSignInMessage` does it): bind the message with the URI and only resource ' +
+      '`{PUBLIC_BASE_URL}/api/v1/minters/verify` and a statement naming `verify`; a message listing `Resources` or ' +
+      'with a URI under `{PUBLIC_BASE_URL}/api/v1/` must name exactly that, otherwise 401 `RESOURCE_MISMATCH`.',
     tags: ['auth'],
     body: verifyMinterRequestSchema,
     responses: { 200: { description: 'The minter is verified.', schema: verifiedMinterSchema } },
     problems: Object.values(authProblems),
     handler: async ({ body }): Promise<VerifiedMinter> => {
-      const signIn = await verifySignedRequest(ctx, body.network, 'minter', body);
+      const signIn = await verifySignedRequest(
+        ctx,
+        body.network,
+        { scope: 'minter', operation: 'verify' },
+        body,
+      );
       const now = ctx.now();
       const verifiedUntil = Math.floor(now / 1000) + ctx.minterVerificationTtlSeconds;
       await ctx.verifiedMinters.record(
