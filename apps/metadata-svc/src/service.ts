@@ -56,6 +56,8 @@ Choices where the contract is silent:
 - Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
   is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
+- Rasters are re-encoded in their own format: EXIF (GPS), XMP, IPTC, ICC, comments and PNG text chunks of the file
+  are never published; animated GIF/WebP stay animated; the pixel limit counts all frames.
 - SVG is sanitised with DOMPurify: scripts, event handlers, \`foreignObject\`, \`<style>\`, \`<use>\` and every reference
   outside the document (href other than #id, url() other than url(#id), @import) are removed — data: images inside
   an SVG are dropped too, since a nested document could carry its own active content.
