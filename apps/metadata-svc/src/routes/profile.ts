@@ -65,7 +65,12 @@ function routesFor(
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
         'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
-        'the same signer) is replaced. ' +
+        'the same signer) is replaced. Pending uploads are bounded: an address may have ' +
+        `${ctx.config.PENDING_UPLOADS_PER_UPLOADER} (PENDING_UPLOADS_PER_UPLOADER, all names; beyond: 429 ` +
+        `\`PENDING_UPLOAD_LIMIT\`), and one name and kind ${ctx.config.PENDING_UPLOADS_PER_NAME} from addresses ` +
+        'other than its owner (PENDING_UPLOADS_PER_NAME; beyond: 409 `NAME_PENDING_LIMIT`; the owner is never ' +
+        'refused so); replacing your own pending upload of the name does not count; both answers carry ' +
+        '`Retry-After` (when the oldest counted upload expires) and store nothing. ' +
         BINDING_TEXT,
       tags: ['images'],
       params: profileImageParamsSchema,
@@ -89,6 +94,8 @@ function routesFor(
         problems.FILE_TOO_LARGE,
         problems.IMAGE_TOO_LARGE,
         problems.INVALID_FILE_FORMAT,
+        problems.NAME_PENDING_LIMIT,
+        problems.PENDING_UPLOAD_LIMIT,
         commonProblems.RATE_LIMITED,
         commonProblems.UPSTREAM_ERROR,
       ],
