@@ -29,3 +29,4 @@ export { checkSignInBinding, type SignInBinding } from './check-sign-in-binding'
 export { generateApiKey, hashApiKey, apiKeyMatches } from './api-key';
 export { verifySignedFields, type SignedFields } from './verify-signed-fields';
 export { startNonceSweeper } from './nonce-sweeper';
+export { nonceRoute, type NonceRouteOptions } from './nonce-route';

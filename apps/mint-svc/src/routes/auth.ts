@@ -1,4 +1,4 @@
-import { authProblems } from '@nrp/auth';
+import { authProblems, nonceRoute } from '@nrp/auth';
 import {
   mintNonceRequestSchema,
   mintNonceResponseSchema,
@@ -10,21 +10,20 @@ import { defineRoute } from '@nrp/server';
 import type { MintServiceContext } from '../context';
 import { verifySignedRequest } from '../sign-in';
 
-export function nonceRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
-  return defineRoute({
-    method: 'post',
+/** `POST /api/v1/auth/nonce` (scopes `listing` and `minter`). */
+export function mintNonceRoute(
+  ctx: MintServiceContext,
+  options: { ttlMs: number; rateLimitPerMinute: number },
+) {
+  return nonceRoute({
     path: '/api/v1/auth/nonce',
     operationId: 'requestMintNonce',
-    summary: 'A sign-in nonce for listing changes or minter verification',
-    description:
-      "Like the metadata service's `/auth/nonce`: `{ nonce, expiresAt }` with `expiresAt` in Unix milliseconds. " +
-      'A nonce is single-use, bound to `address` (case-insensitive) and `scope`: `listing` authorises PUT/DELETE ' +
-      'of listings, `minter` authorises POST /api/v1/minters/verify.',
-    tags: ['auth'],
     body: mintNonceRequestSchema,
-    responses: { 200: { description: 'A fresh nonce.', schema: mintNonceResponseSchema } },
-    rateLimit: { name: 'nonce', windowMs: 60_000, limit: rateLimitPerMinute },
-    handler: ({ body }) => ctx.nonces.issue(body.address, body.scope, new Date(ctx.now())),
+    response: mintNonceResponseSchema,
+    scopes: '`listing` authorises PUT/DELETE of listings, `minter` authorises POST /api/v1/minters/verify.',
+    nonces: ctx.nonces,
+    ...options,
+    now: () => new Date(ctx.now()),
   });
 }
 
