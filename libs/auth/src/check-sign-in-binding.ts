@@ -14,6 +14,8 @@ export interface SignInBinding {
   namespace: string;
 }
 
+const OPERATION = /^[a-z]+$/;
+
 interface ParsedUrl {
   /** Origin, decoded path without a trailing slash, and query: what two URLs of one resource share. */
   target: string;
@@ -47,6 +49,12 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
   const expected = parseUrl(binding.resource);
   const namespace = parseUrl(binding.namespace);
   if (!expected || !namespace) throw new RangeError('the binding needs absolute resource and namespace URLs');
+  if (
+    !binding.operations.includes(binding.operation) ||
+    !binding.operations.every((op) => OPERATION.test(op))
+  ) {
+    throw new RangeError('binding operations are lower-case words and include the operation');
+  }
   const underNamespace = (url: ParsedUrl) => `${url.target}/`.startsWith(`${namespace.target}/`);
   const sameResource = (url: ParsedUrl) => url.target === expected.target;
   const checkOperation = (url: ParsedUrl, field: string) => {
