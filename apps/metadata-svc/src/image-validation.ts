@@ -54,7 +54,8 @@ function getPurifier(): { purify: DOMPurify; serializer: { serializeToString(nod
 }
 
 /**
- * Removes scripts, event handlers, `foreignObject`, `<style>` sheets and every reference outside the document
+ * Removes scripts, event handlers, `foreignObject`, `<style>` sheets, `<metadata>` (XMP/RDF), comments, `data-*` and
+ * editor attributes (e.g. Inkscape's file paths), and every reference outside the document
  * (href/xlink:href other than `#id`, CSS `url()` other than `url(#id)`, `@import`). Throws INVALID_IMAGE when no
  * `<svg>` root survives.
  */
@@ -62,7 +63,10 @@ export function sanitizeSvg(source: string): string {
   const { purify, serializer } = getPurifier();
   const fragment = purify.sanitize(source, {
     USE_PROFILES: { svg: true, svgFilters: true },
-    FORBID_TAGS: ['foreignObject', 'foreignobject', 'script', 'style', 'iframe', 'use'],
+    // `metadata` holds XMP/RDF (authors, editor file paths): like a raster's metadata, never published, text included.
+    FORBID_TAGS: ['foreignObject', 'foreignobject', 'script', 'style', 'iframe', 'use', 'metadata'],
+    ADD_FORBID_CONTENTS: ['metadata'],
+    ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
   const root = fragment.firstElementChild;

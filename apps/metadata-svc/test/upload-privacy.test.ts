@@ -1,7 +1,7 @@
 /**
  * Uploads are re-encoded: nothing of the file but its pixels is published. A phone-like JPEG (GPS EXIF, XMP, ICC
- * profile), a PNG with a tEXt chunk and a GIF with a comment are uploaded, and the served bytes are searched for every
- * piece of it; animated GIF and WebP keep their frames.
+ * profile), a PNG with a tEXt chunk, a GIF with a comment and an SVG with XMP metadata are uploaded, and the served
+ * bytes are searched for every piece of it; animated GIF and WebP keep their frames.
  */
 import { crc32 } from 'node:zlib';
 import request from 'supertest';
@@ -179,6 +179,21 @@ describe('uploads publish pixels, never the metadata of the file', () => {
       pages: 3,
       exif: undefined,
     });
+  });
+
+  it('an SVG is served without its <metadata> (XMP/RDF), comments, data-* and editor attributes', async () => {
+    const svg = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" ' +
+        'sodipodi:docname="/home/NRP-SECRET-USER/avatar.svg" width="10" height="10"><!-- NRP-SECRET-COMMENT -->' +
+        '<metadata><x:xmpmeta xmlns:x="adobe:ns:meta/">NRP-SECRET-XMP</x:xmpmeta></metadata>' +
+        '<circle cx="5" cy="5" r="4" fill="#123456" data-gps="NRP-SECRET-DATA"/></svg>',
+    );
+    const served = (await uploadAndServe(svg)).toString('utf8');
+    expect(served).toContain('<circle');
+    expect(served).toContain('#123456');
+    for (const gone of ['NRP-SECRET', '<metadata', 'xmpmeta', 'sodipodi', 'data-gps', '<!--']) {
+      expect(served).not.toContain(gone);
+    }
   });
 
   it('refuses an animation whose frames together exceed MAX_IMAGE_PIXELS (413), storing nothing', async () => {
