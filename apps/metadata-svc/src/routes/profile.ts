@@ -59,7 +59,7 @@ function routesFor(
         'limit (all frames together) and re-encoded in their format, so no metadata of the file is published (EXIF ' +
         'such as GPS position, XMP, IPTC, ICC profile — pixels converted to sRGB —, comments, PNG text chunks; a ' +
         "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); SVG is sanitised " +
-        '(no scripts, event handlers, `foreignObject`, `<style>`, or references outside the ' +
+        '(no scripts, event handlers, `foreignObject`, `<style>`, `<metadata>`, or references outside the ' +
         'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
