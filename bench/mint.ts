@@ -8,7 +8,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Contract, NonceManager, Wallet } from 'ethers';
-import { listingInputSchema } from '@nrp/client';
+import { listingInputSchema } from '@nrp/api';
 import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';

@@ -28,6 +28,10 @@ export const configSchema = baseConfigSchema(3001)
     /** How often expired nonces are deleted (0 disables). */
     NONCE_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
     PENDING_WINDOW_MS: positiveInt.default(5 * 60_000),
+    /** Live pending uploads one address may have (all names, kinds and networks); beyond: 429. */
+    PENDING_UPLOADS_PER_UPLOADER: positiveInt.default(20),
+    /** Live pending uploads of one name and kind by addresses other than its owner; beyond: 409. */
+    PENDING_UPLOADS_PER_NAME: positiveInt.default(10),
     /** How often the background worker checks pending uploads (0 disables the worker). */
     PENDING_CHECK_INTERVAL_MS: nonNegativeInt.default(5000),
     /** How often stored bytes without a database row are looked for (0 disables). */

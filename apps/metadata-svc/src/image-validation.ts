@@ -14,7 +14,7 @@ sharp.concurrency(1);
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'svg';
 
 export interface ValidatedImage {
-  /** The bytes to store: the upload unchanged for rasters, the sanitised document for SVG. */
+  /** The bytes to store: rasters re-encoded without metadata, the sanitised document for SVG. */
   bytes: Buffer;
   contentType: string;
   format: ImageFormat;
@@ -54,7 +54,8 @@ function getPurifier(): { purify: DOMPurify; serializer: { serializeToString(nod
 }
 
 /**
- * Removes scripts, event handlers, `foreignObject`, `<style>` sheets and every reference outside the document
+ * Removes scripts, event handlers, `foreignObject`, `<style>` sheets, `<metadata>` (XMP/RDF), comments, `data-*` and
+ * editor attributes (e.g. Inkscape's file paths), and every reference outside the document
  * (href/xlink:href other than `#id`, CSS `url()` other than `url(#id)`, `@import`). Throws INVALID_IMAGE when no
  * `<svg>` root survives.
  */
@@ -62,7 +63,10 @@ export function sanitizeSvg(source: string): string {
   const { purify, serializer } = getPurifier();
   const fragment = purify.sanitize(source, {
     USE_PROFILES: { svg: true, svgFilters: true },
-    FORBID_TAGS: ['foreignObject', 'foreignobject', 'script', 'style', 'iframe', 'use'],
+    // `metadata` holds XMP/RDF (authors, editor file paths): like a raster's metadata, never published, text included.
+    FORBID_TAGS: ['foreignObject', 'foreignobject', 'script', 'style', 'iframe', 'use', 'metadata'],
+    ADD_FORBID_CONTENTS: ['metadata'],
+    ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
   const root = fragment.firstElementChild;
@@ -86,11 +90,14 @@ export function looksLikeSvg(bytes: Buffer): boolean {
   return /^<svg[\s>]/i.test(text);
 }
 
-async function rasterDimensions(
-  bytes: Buffer,
-  expected: ImageFormat,
-  maxPixels: number,
-): Promise<{ width: number; height: number }> {
+interface RasterShape {
+  width: number;
+  /** Of one frame. */
+  height: number;
+  frames: number;
+}
+
+async function rasterShape(bytes: Buffer, expected: ImageFormat, maxPixels: number): Promise<RasterShape> {
   let meta: sharp.Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
@@ -99,12 +106,14 @@ async function rasterDimensions(
   }
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;
+  const frames = meta.pages ?? 1;
   if (width <= 0 || height <= 0)
     throw new ProblemError(problems.INVALID_IMAGE, 'The image has no dimensions.');
-  if (width * height > maxPixels) {
+  if (width * height * frames > maxPixels) {
     throw new ProblemError(
       problems.IMAGE_TOO_LARGE,
-      `The image is ${width}×${height} pixels; at most ${maxPixels} pixels are allowed.`,
+      `The image is ${width}×${height} pixels${frames > 1 ? ` × ${frames} frames` : ''}; at most ${maxPixels} ` +
+        'pixels (all frames together) are allowed.',
     );
   }
   const format = meta.format === 'jpg' ? 'jpeg' : meta.format;
@@ -114,9 +123,44 @@ async function rasterDimensions(
       `The bytes say ${expected} but decode as ${String(format)}.`,
     );
   }
+  return { width, height, frames };
+}
+
+/**
+ * Decodes every pixel of every frame under the pixel limit (the proof that the file is an image, not just a header)
+ * and encodes the pixels again in the same format. sharp writes no metadata unless asked, so EXIF (a phone photo's
+ * GPS position), XMP, IPTC, ICC profiles (the pixels are converted to sRGB), comments and PNG text chunks of the
+ * upload are gone, and so is anything appended after the image data. A JPEG's EXIF orientation is applied to the
+ * pixels first. Animated GIF and WebP keep their frames, delays and loop count.
+ */
+async function reencodeRaster(
+  bytes: Buffer,
+  format: Exclude<ImageFormat, 'svg'>,
+  frames: number,
+  maxPixels: number,
+): Promise<{ bytes: Buffer; width: number; height: number }> {
   try {
-    // Decode every pixel (first frame) under the pixel limit: proves the file is an image, not just a header.
-    await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', animated: false })
+    const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', animated: frames > 1 });
+    const encoded =
+      format === 'jpeg'
+        ? pipeline.rotate().jpeg({ quality: 90, mozjpeg: true })
+        : format === 'png'
+          ? pipeline.png()
+          : format === 'gif'
+            ? pipeline.gif()
+            : (frames > 1 ? pipeline : pipeline.rotate()).webp({ quality: 90 });
+    const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+    return { bytes: data, width: info.width, height: info.pageHeight ?? info.height };
+  } catch (err) {
+    throw new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
+  }
+}
+
+/** Renders the sanitised SVG once under the pixel limit: the proof that it is a drawable document. */
+async function checkSvgRenders(svg: Buffer, maxPixels: number): Promise<{ width: number; height: number }> {
+  const { width, height } = await rasterShape(svg, 'svg', maxPixels);
+  try {
+    await sharp(svg, { limitInputPixels: maxPixels, failOn: 'error' })
       .resize(32, 32, { fit: 'inside' })
       .png()
       .toBuffer();
@@ -128,18 +172,20 @@ async function rasterDimensions(
 
 /**
  * Establishes what an upload is from its bytes alone (never its name or declared type): jpeg, png, gif and webp
- * are decoded under `maxPixels`; SVG is sanitised, then rendered under the same limit. Anything else is 415.
+ * are decoded under `maxPixels` (all frames together) and re-encoded without metadata; SVG is sanitised, then
+ * rendered under the same limit. Anything else is 415.
  */
 export async function validateImage(bytes: Buffer, maxPixels: number): Promise<ValidatedImage> {
   if (bytes.length === 0) throw new ProblemError(problems.EMPTY_FILE, 'The uploaded file is empty.');
   const detected = sniffType(bytes);
   if (detected.kind === 'raster') {
-    const { width, height } = await rasterDimensions(bytes, detected.format, maxPixels);
-    return { bytes, contentType: CONTENT_TYPES[detected.format], format: detected.format, width, height };
+    const { frames } = await rasterShape(bytes, detected.format, maxPixels);
+    const clean = await reencodeRaster(bytes, detected.format, frames, maxPixels);
+    return { ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format };
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
     const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
-    const { width, height } = await rasterDimensions(clean, 'svg', maxPixels);
+    const { width, height } = await checkSvgRenders(clean, maxPixels);
     return { bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height };
   }
   const what = detected.kind === 'text' ? 'text (not an SVG document)' : detected.mime;

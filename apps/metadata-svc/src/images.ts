@@ -13,12 +13,15 @@ import {
   findConfirmed,
   findPending,
   listLivePending,
+  PendingLimitReached,
+  pendingLimitReached,
   referencedKeys,
   replaceConfirmed,
   replacePending,
   type Image,
   type ImageEvents,
   type ImageTarget,
+  type PendingLimits,
 } from './data/images';
 import { findOwner, readTextRecord } from './ens-state';
 import { problems } from './problems';
@@ -129,6 +132,20 @@ async function storeRow(
   return replaced;
 }
 
+/** 429 PENDING_UPLOAD_LIMIT (per uploader) or 409 NAME_PENDING_LIMIT, with Retry-After until a slot frees. */
+function pendingLimitProblem(reached: PendingLimitReached, now: Date): ProblemError {
+  const retryAfter = Math.max(1, Math.ceil((reached.retryAt.getTime() - now.getTime()) / 1000));
+  const detail =
+    reached.scope === 'uploader'
+      ? `This address already has ${reached.limit} pending uploads (PENDING_UPLOADS_PER_UPLOADER).`
+      : `This name already has ${reached.limit} pending uploads of other addresses (PENDING_UPLOADS_PER_NAME).`;
+  return new ProblemError(
+    reached.scope === 'uploader' ? problems.PENDING_UPLOAD_LIMIT : problems.NAME_PENDING_LIMIT,
+    `${detail} The oldest of them expires in ${retryAfter} s.`,
+    { headers: { 'Retry-After': String(retryAfter) } },
+  );
+}
+
 export interface UploadInput {
   network: NetworkName;
   name: string;
@@ -183,10 +200,24 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
     ctx.onImageChange(network, node);
     return { ...base, isUpdate: replaced !== undefined };
   }
+  const limits: PendingLimits = {
+    perUploader: ctx.config.PENDING_UPLOADS_PER_UPLOADER,
+    perName: isOwner ? Infinity : ctx.config.PENDING_UPLOADS_PER_NAME,
+  };
+  // Checked before the bytes are written (a refused upload costs the blob store nothing), and again in the row's
+  // transaction, which is what holds under concurrency.
+  const reached = await pendingLimitReached(ctx.db, row, limits, now);
+  if (reached) throw pendingLimitProblem(reached, now);
   const existing = await findConfirmed(ctx.db, { network, node, kind });
-  const replacedPending = await storeRow(ctx, row, image.bytes, (r) =>
-    replacePending(ctx.db, r, ctx.imageEvents),
-  );
+  let replacedPending: Image | undefined;
+  try {
+    replacedPending = await storeRow(ctx, row, image.bytes, (r) =>
+      replacePending(ctx.db, r, ctx.imageEvents, limits),
+    );
+  } catch (err) {
+    if (err instanceof PendingLimitReached) throw pendingLimitProblem(err, now);
+    throw err;
+  }
   resetGetCheck(ctx, { network, node, kind });
   return {
     ...base,

@@ -32,6 +32,16 @@ export const problems = defineProblems({
     title: 'Name expired',
     hint: 'The name behind this token has expired; it has no metadata until it is registered again.',
   },
+  NAME_PENDING_LIMIT: {
+    status: 409,
+    title: 'Too many pending uploads for this name',
+    hint: "Other addresses have as many pending uploads of this name and kind as allowed (PENDING_UPLOADS_PER_NAME). The name's owner is never refused this way: sign in with the owner, or set the text record first so the upload is confirmed at once. Retry-After says when a slot frees.",
+  },
+  PENDING_UPLOAD_LIMIT: {
+    status: 429,
+    title: 'Too many pending uploads',
+    hint: 'An address may have PENDING_UPLOADS_PER_UPLOADER uploads waiting for their text record. Set the records of the pending ones (or let them expire: Retry-After) before uploading more; replacing a pending upload of the same name does not count.',
+  },
   FILE_TOO_LARGE: {
     status: 413,
     title: 'File too large',

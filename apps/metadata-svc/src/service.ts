@@ -51,9 +51,14 @@ Choices where the contract is silent:
 - Nonces live NONCE_TTL_MS (5 min), are single-use, bound to the address and scope; \`expiresAt\` is Unix ms.
 - Sign-in failures are 401 with codes INVALID_SIGNATURE, INVALID_NONCE, EXPIRED_NONCE, NONCE_SCOPE_MISMATCH,
   ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271.
+- A message that lists Resources, or whose URI is under {PUBLIC_BASE_URL}/profile/, is bound: it must name the
+  image of the request ({PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}) and, where its statement or a
+  #fragment names one, the operation (upload or delete); otherwise 401 RESOURCE_MISMATCH. Bind every message.
 - Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
   is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
+- Rasters are re-encoded in their own format: EXIF (GPS), XMP, IPTC, ICC, comments and PNG text chunks of the file
+  are never published; animated GIF/WebP stay animated; the pixel limit counts all frames.
 - SVG is sanitised with DOMPurify: scripts, event handlers, \`foreignObject\`, \`<style>\`, \`<use>\` and every reference
   outside the document (href other than #id, url() other than url(#id), @import) are removed — data: images inside
   an SVG are dropped too, since a nested document could carry its own active content.

@@ -78,6 +78,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         SEPOLIA_BASE_REGISTRAR: need('baseRegistrar'),
         STANDARD_FEE_WEI: '100000000000000',
         LISTINGS_FILE: listingsFile,
+        // Bound sign-in messages name listing URLs under the URL the stack serves mint-svc at.
+        PUBLIC_BASE_URL: ctx.services.mint,
         SIWE_DOMAINS: 'localhost:3002,127.0.0.1:3002,localhost,localhost:3000',
         // mint.signed events are relayed to offchain-svc (EVENTS_INGEST_TOKEN comes from the stack).
         OFFCHAIN_URL: ctx.services.offchain,

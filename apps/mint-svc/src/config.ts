@@ -35,6 +35,11 @@ export const configSchema = baseConfigSchema(3002)
     STANDARD_FEE_WEI: weiString.default('0').transform((v) => BigInt(v)),
     /** Lifetime of a signed mint (seconds from signing to `signatureExpiry`). */
     SIGNATURE_TTL_SECONDS: positiveInt.default(600),
+    /** Base URL clients reach this service at; bound sign-in messages name listing URLs under it. */
+    PUBLIC_BASE_URL: z
+      .url()
+      .default('http://localhost:3002')
+      .transform((u) => u.replace(/\/+$/, '')),
     /** `host[:port]` values accepted in the first line of sign-in messages. */
     SIWE_DOMAINS: hostList.default(['localhost:3002', 'localhost', 'localhost:3000']),
     NONCE_TTL_MS: positiveInt.default(5 * 60_000),

@@ -29,6 +29,8 @@ export interface MintServiceContext {
   standardFeeWei: bigint;
   signatureTtlSeconds: number;
   siweDomains: string[];
+  /** PUBLIC_BASE_URL without a trailing slash: bound sign-in messages name URLs under it. */
+  publicBaseUrl: string;
   minterVerificationTtlSeconds: number;
   db: Kysely<MintDatabase>;
   /** Where \`mint.signed\` is written before the signature is answered (relayed to offchain-svc). */

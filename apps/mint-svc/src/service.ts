@@ -19,7 +19,7 @@ import { createListingRepository } from './data/listings';
 import { EVENT_OUTBOX_TABLE, migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
 import { createVerifiedMinterRepository } from './data/verified-minters';
 import { loadListingFile } from './listing-file';
-import { nonceRoute, verifyMinterRoute } from './routes/auth';
+import { mintNonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
@@ -128,6 +128,7 @@ export async function buildService(
     standardFeeWei: config.STANDARD_FEE_WEI,
     signatureTtlSeconds: config.SIGNATURE_TTL_SECONDS,
     siweDomains: config.SIWE_DOMAINS,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
@@ -193,7 +194,10 @@ export async function buildService(
       estimateRoute(ctx),
       mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
       ...listingRoutes(ctx),
-      nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
+      mintNonceRoute(ctx, {
+        ttlMs: config.NONCE_TTL_MS,
+        rateLimitPerMinute: config.NONCE_RATE_LIMIT_PER_MINUTE,
+      }),
       verifyMinterRoute(ctx),
     ],
     readiness,

@@ -31,7 +31,12 @@ describe('mint-svc dev stack hook', () => {
       network: 'sepolia',
       contracts: { ...contracts },
       accounts: chain.accounts,
-      services: { metadata: 'http://127.0.0.1:3001', mint: '', offchain: '', resolver: '' },
+      services: {
+        metadata: 'http://127.0.0.1:3001',
+        mint: 'http://127.0.0.1:3002',
+        offchain: '',
+        resolver: '',
+      },
       dataDir,
       env: {
         LOG_LEVEL: 'silent',
@@ -47,6 +52,8 @@ describe('mint-svc dev stack hook', () => {
     expect(contribution.names).toEqual({ mintParent: 'mint.eth' });
     // The database variables every service reads (databaseEnvSchema of @nrp/db).
     expect(contribution.env?.PGLITE_DATA_DIR).toBe(path.join(ctx.dataDir, 'mint-svc', 'pglite'));
+    // Bound sign-in messages name URLs under the address the stack serves mint-svc at.
+    expect(contribution.env?.PUBLIC_BASE_URL).toBe(ctx.services.mint);
     const controllerAddress = contribution.contracts?.mintController ?? '';
     expect(await chain.ens.registryOwner('mint.eth')).toBe(chain.accounts[0]?.address);
 

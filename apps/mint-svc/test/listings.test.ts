@@ -1,12 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Wallet } from 'ethers';
 import request from 'supertest';
+import { listingSignInMessage, minterSignInMessage } from '@nrp/client';
 import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { buildService } from '../src/service';
-import { accountAt, serviceEnv, signIn, startMintTestEnv, type MintTestEnv } from './helpers';
+import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintTestEnv, type MintTestEnv } from './helpers';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 
@@ -35,6 +37,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
     await env.chain.ens.registerEthName('shop', owner.address);
     await env.chain.ens.registerEthName('wrapped', wrappedOwner.address);
     await env.chain.ens.wrapName('wrapped.eth', wrappedOwner.address);
+    await env.chain.ens.registerEthName('boutique', owner.address);
   });
   afterAll(() => env?.stop());
 
@@ -298,6 +301,82 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       const again = await signIn(env.app, owner, { scope: 'listing' });
       const gone = await request(env.app).delete(listingPath('sepolia', 'shop.eth')).send(again).expect(404);
       expect(gone.body.code).toBe('LISTING_NOT_FOUND');
+    });
+  });
+
+  describe('messages bound to one listing (Resources / URI)', () => {
+    /** A nonce of `scope` and the client helper's bound message for `bind`, signed by `wallet`. */
+    async function bound(
+      wallet: { address: string; privateKey: string },
+      scope: 'listing' | 'minter',
+      bind: { parentName: string; operation: 'update' | 'delete' } | 'minter',
+    ) {
+      const res = await request(env.app)
+        .post('/api/v1/auth/nonce')
+        .send({ address: wallet.address, scope })
+        .expect(200);
+      const common = {
+        serviceUrl: env.ctx.publicBaseUrl,
+        domain: SIWE_DOMAIN,
+        address: wallet.address,
+        nonce: String(res.body.nonce),
+        network: 'sepolia' as const,
+      };
+      const message =
+        bind === 'minter' ? minterSignInMessage(common) : listingSignInMessage({ ...common, ...bind });
+      return {
+        siweMessage: message,
+        siweSignature: await new Wallet(wallet.privateKey).signMessage(message),
+        address: wallet.address,
+      };
+    }
+
+    it("refuses shop.eth's message for boutique.eth or for another operation, and accepts it for its own request", async () => {
+      const forShop = await bound(owner, 'listing', { parentName: 'shop.eth', operation: 'update' });
+      const other = await request(env.app)
+        .put(listingPath('sepolia', 'boutique.eth'))
+        .send({ ...forShop, listing })
+        .expect(401)
+        .expect('Content-Type', /application\/problem\+json/);
+      expect(other.body.code).toBe('RESOURCE_MISMATCH');
+      expect(other.body.detail).toContain('/api/v1/listings/sepolia/boutique.eth');
+      await request(env.app).get(listingPath('sepolia', 'boutique.eth')).expect(404);
+
+      // The refusal left the nonce unused: the same message then works for the listing it names.
+      await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...forShop, listing })
+        .expect(201);
+
+      const updateOfShop = await bound(owner, 'listing', { parentName: 'shop.eth', operation: 'update' });
+      const deletion = await request(env.app)
+        .delete(listingPath('sepolia', 'shop.eth'))
+        .send(updateOfShop)
+        .expect(401);
+      expect(deletion.body.code).toBe('RESOURCE_MISMATCH');
+      await request(env.app).get(listingPath('sepolia', 'shop.eth')).expect(200);
+    });
+
+    it('binds minter verification to its route; an unbound message keeps working', async () => {
+      const minter = accountAt(env.chain, 4);
+      const rows = await countRows('mint_verified_minters');
+      const listingBound = await bound(minter, 'minter', { parentName: 'shop.eth', operation: 'update' });
+      const refused = await request(env.app)
+        .post('/api/v1/minters/verify')
+        .send({ network: 'sepolia', ...listingBound })
+        .expect(401);
+      expect(refused.body.code).toBe('RESOURCE_MISMATCH');
+      expect(await countRows('mint_verified_minters')).toBe(rows);
+      await request(env.app)
+        .post('/api/v1/minters/verify')
+        .send({ network: 'sepolia', ...(await bound(minter, 'minter', 'minter')) })
+        .expect(200);
+      // The contract's layout (no Resources, a URI that is not this service's) is not bound.
+      const unbound = await signIn(env.app, owner, { scope: 'listing' });
+      await request(env.app)
+        .put(listingPath('sepolia', 'boutique.eth'))
+        .send({ ...unbound, listing })
+        .expect(201);
     });
   });
 

@@ -25,6 +25,8 @@ export {
   type SignInContext,
   type VerifiedSignIn,
 } from './verify-sign-in';
+export { checkSignInBinding, type SignInBinding } from './check-sign-in-binding';
 export { generateApiKey, hashApiKey, apiKeyMatches } from './api-key';
 export { verifySignedFields, type SignedFields } from './verify-signed-fields';
 export { startNonceSweeper } from './nonce-sweeper';
+export { nonceRoute, type NonceRouteOptions } from './nonce-route';

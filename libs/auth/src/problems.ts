@@ -42,6 +42,11 @@ export const authProblems = defineProblems({
     title: 'Sign-in message not valid at this time',
     hint: 'Check `Expiration Time`, `Not Before` and `Issued At` against the current time; sign a new message with a fresh timestamp.',
   },
+  RESOURCE_MISMATCH: {
+    status: 401,
+    title: 'Sign-in message bound to something else',
+    hint: "The message's `Resources` (or its URI, when it is a URL of this service) name another request, or its statement names another operation. Sign a message whose URI and only resource are the URL of this request (e.g. `{base}/profile/{network}/{name}/{avatar|header}`) and whose statement names this operation.",
+  },
 });
 
 export type AuthProblemCode = keyof typeof authProblems;

@@ -1,5 +1,6 @@
 import type { Provider } from 'ethers';
 import { ProblemError } from '@nrp/validation';
+import { checkSignInBinding, type SignInBinding } from './check-sign-in-binding';
 import type { NonceStore } from './nonce-store';
 import { parseSignInMessage } from './parse-sign-in-message';
 import { authProblems } from './problems';
@@ -20,6 +21,8 @@ export interface SignInContext {
   chainId: number;
   /** The scope the operation needs, e.g. `avatar`; the nonce's scope must allow it. */
   scope: string;
+  /** What the request acts on: a message that binds itself (Resources, or a URI of this service) must name it. */
+  binding?: SignInBinding;
   nonces: NonceStore;
   /** For ERC-1271 contract wallets; without it only EOA signatures are accepted. */
   provider?: Provider;
@@ -56,7 +59,7 @@ function fail(def: (typeof authProblems)[keyof typeof authProblems], detail: str
 
 /**
  * Verifies a Sign-In with Ethereum (EIP-4361) request and consumes its nonce. Checks, in order: the message
- * parses; `address` matches it; domain; chain id; Expiration Time / Not Before / Issued At; the signature
+ * parses; `address` matches it; its binding to the request (when the context has one); domain; chain id; Expiration Time / Not Before / Issued At; the signature
  * (EOA, then ERC-1271); then the nonce is consumed atomically, so a request failing any earlier check never
  * uses up its nonce. Throws a 401 ProblemError from `authProblems` (502 when the RPC node fails).
  */
@@ -71,6 +74,8 @@ export async function verifySignIn(input: SignInInput, ctx: SignInContext): Prom
       `The address ${input.address} is not the message's address ${message.address}.`,
     );
   }
+
+  if (ctx.binding) checkSignInBinding(message, ctx.binding);
 
   const domain = normalizeDomain(message.domain);
   if (!ctx.domains.some((accepted) => normalizeDomain(accepted) === domain)) {

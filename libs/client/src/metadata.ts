@@ -1,6 +1,6 @@
 /** Typed client of the image and metadata service, and the helpers of its sign-in-and-upload flow. */
 import { problemOf, requestJson, serviceUrl, type ClientOptions } from './http';
-import { buildSignInMessage } from './sign-in-message';
+import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 import type {
   AvatarUploadResult,
   DeleteResult,
@@ -28,10 +28,7 @@ export * from './http';
 export * from './sign-in-message';
 
 /** Chain ids of the networks the service serves: the `Chain ID` of a sign-in message for that network. */
-export const METADATA_CHAIN_IDS: Readonly<Record<MetadataNetwork, number>> = {
-  mainnet: 1,
-  sepolia: 11155111,
-};
+export const METADATA_CHAIN_IDS: Readonly<Record<MetadataNetwork, number>> = NETWORK_CHAIN_IDS;
 
 export interface ImageTarget {
   network: MetadataNetwork;
@@ -83,19 +80,12 @@ export function imageUrl(baseUrl: string, target: ImageTarget, kind: ImageKind):
  * stable URL, and the statement names the operation. The caller's wallet signs it.
  */
 export function imageSignInMessage(input: ImageSignInInput): string {
-  const issuedAt = input.issuedAt ?? new Date();
-  const url = imageUrl(input.serviceUrl, input, input.kind);
   const verb = input.operation === 'upload' ? 'Upload' : 'Delete';
-  return buildSignInMessage({
-    domain: input.domain,
-    address: input.address,
+  return boundSignInMessage({
+    ...input,
+    url: imageUrl(input.serviceUrl, input, input.kind),
     statement: `${verb} the ${input.kind} of ${input.subname} on ${input.network}.`,
-    uri: url,
     chainId: METADATA_CHAIN_IDS[input.network],
-    nonce: input.nonce,
-    issuedAt,
-    expirationTime: input.expirationTime ?? new Date(issuedAt.getTime() + 10 * 60_000),
-    resources: [url],
   });
 }
 

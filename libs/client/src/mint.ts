@@ -15,6 +15,7 @@ import type {
   VerifyMinterRequest,
 } from '@nrp/api/mint';
 import type { SignedRequest } from '@nrp/api/signed-request';
+import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 
 export type {
   DeleteListingResponse,
@@ -38,6 +39,49 @@ export * from './sign-in-message';
 
 function listingPath(network: MintNetwork, parentName: string): string {
   return `/api/v1/listings/${network}/${encodeURIComponent(parentName)}`;
+}
+
+interface MintSignInInput {
+  /** The mint service's public base URL (its `PUBLIC_BASE_URL`): the message names the request under it. */
+  serviceUrl: string;
+  /** One of the service's `SIWE_DOMAINS`, usually the page's `location.host`. */
+  domain: string;
+  address: string;
+  /** From `requestMintNonce`, with the scope of the operation (`listing` or `minter`). */
+  nonce: string;
+  network: MintNetwork;
+  issuedAt?: Date;
+  /** Default: ten minutes after `issuedAt`. */
+  expirationTime?: Date;
+}
+
+export interface ListingSignInInput extends MintSignInInput {
+  parentName: string;
+  /** `update` for PUT, `delete` for DELETE. */
+  operation: 'update' | 'delete';
+}
+
+const baseUrlOf = (serviceUrl: string): string => serviceUrl.replace(/\/+$/, '');
+
+/** The EIP-4361 message for one PUT or DELETE of a listing, bound to the listing's URL and the operation. */
+export function listingSignInMessage(input: ListingSignInInput): string {
+  const verb = input.operation === 'update' ? 'Update' : 'Delete';
+  return boundSignInMessage({
+    ...input,
+    url: `${baseUrlOf(input.serviceUrl)}${listingPath(input.network, input.parentName)}`,
+    statement: `${verb} the listing of ${input.parentName} on ${input.network}.`,
+    chainId: NETWORK_CHAIN_IDS[input.network],
+  });
+}
+
+/** The EIP-4361 message for `verifyMinter`, bound to the verification route and the operation `verify`. */
+export function minterSignInMessage(input: MintSignInInput): string {
+  return boundSignInMessage({
+    ...input,
+    url: `${baseUrlOf(input.serviceUrl)}/api/v1/minters/verify`,
+    statement: `Verify ${input.address} as a minter on ${input.network}.`,
+    chainId: NETWORK_CHAIN_IDS[input.network],
+  });
 }
 
 export interface MintClient {

@@ -50,3 +50,42 @@ export function buildSignInMessage(fields: SignInMessageFields): string {
   }
   return lines.join('\n');
 }
+
+/** Chain ids of the networks the services serve: the `Chain ID` of a sign-in message for that network. */
+export const NETWORK_CHAIN_IDS: Readonly<Record<'mainnet' | 'sepolia', number>> = {
+  mainnet: 1,
+  sepolia: 11155111,
+};
+
+export interface BoundSignInInput {
+  domain: string;
+  address: string;
+  nonce: string;
+  chainId: number;
+  /** The URL of what the request acts on: the message's URI and its only resource. */
+  url: string;
+  /** One line naming the operation, e.g. `Upload the avatar of alice.eth on sepolia.` */
+  statement: string;
+  issuedAt?: Date;
+  /** Default: ten minutes after `issuedAt`. */
+  expirationTime?: Date;
+}
+
+/**
+ * A message bound to one request: its URI and only resource are the URL of what the request acts on and its
+ * statement names the operation, so the services refuse it (401 RESOURCE_MISMATCH) for anything else.
+ */
+export function boundSignInMessage(input: BoundSignInInput): string {
+  const issuedAt = input.issuedAt ?? new Date();
+  return buildSignInMessage({
+    domain: input.domain,
+    address: input.address,
+    statement: input.statement,
+    uri: input.url,
+    chainId: input.chainId,
+    nonce: input.nonce,
+    issuedAt,
+    expirationTime: input.expirationTime ?? new Date(issuedAt.getTime() + 10 * 60_000),
+    resources: [input.url],
+  });
+}

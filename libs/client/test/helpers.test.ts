@@ -6,7 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSiweMessage } from 'viem/siwe';
 import { parseSignInMessage } from '@nrp/auth';
-import { buildSignInMessage, createMetadataClient, imageSignInMessage, ServiceError } from '../src/index';
+import {
+  buildSignInMessage,
+  createMetadataClient,
+  imageSignInMessage,
+  listingSignInMessage,
+  minterSignInMessage,
+  ServiceError,
+} from '../src/index';
 
 const ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const NONCE = 'abcdefgh12345678';
@@ -74,6 +81,40 @@ describe('imageSignInMessage', () => {
     );
     expect(() => imageSignInMessage({ ...input, address: '0x1234' })).toThrow(TypeError);
     expect(() => imageSignInMessage({ ...input, nonce: 'short' })).toThrow(TypeError);
+  });
+});
+
+describe('listingSignInMessage and minterSignInMessage', () => {
+  const common = {
+    serviceUrl: 'https://mint.example.com/',
+    domain: 'app.example.com',
+    address: ADDRESS,
+    nonce: NONCE,
+    network: 'mainnet' as const,
+    issuedAt: ISSUED,
+  };
+
+  it('bind to the listing URL and the operation, or to the minter verification route', () => {
+    const listingUrl = 'https://mint.example.com/api/v1/listings/mainnet/shop.eth';
+    expect(
+      parseSignInMessage(listingSignInMessage({ ...common, parentName: 'shop.eth', operation: 'update' })),
+    ).toMatchObject({
+      statement: 'Update the listing of shop.eth on mainnet.',
+      uri: listingUrl,
+      chainId: 1,
+      resources: [listingUrl],
+      expirationTime: new Date(ISSUED.getTime() + 10 * 60_000),
+    });
+    const deletion = parseSignInMessage(
+      listingSignInMessage({ ...common, parentName: 'shop.eth', operation: 'delete' }),
+    );
+    expect(deletion.statement).toBe('Delete the listing of shop.eth on mainnet.');
+    const minter = parseSignInMessage(minterSignInMessage(common));
+    expect(minter).toMatchObject({
+      statement: `Verify ${ADDRESS} as a minter on mainnet.`,
+      uri: 'https://mint.example.com/api/v1/minters/verify',
+      resources: ['https://mint.example.com/api/v1/minters/verify'],
+    });
   });
 });
 

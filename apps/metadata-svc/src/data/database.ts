@@ -69,10 +69,23 @@ const createImages: Migration = {
   },
 };
 
+/** Counting an uploader's pending uploads (the per-uploader limit) without scanning every pending row. */
+const pendingByUploader: Migration = {
+  async up(db: Kysely<unknown>) {
+    await sql`create index images_pending_uploader_idx on images (uploader) where status = 'pending'`.execute(
+      db,
+    );
+  },
+  async down(db: Kysely<unknown>) {
+    await sql`drop index images_pending_uploader_idx`.execute(db);
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_images': createImages,
   '0002_nonces': nonceMigration(NONCE_TABLE),
   '0003_event_outbox': outboxMigration(EVENT_OUTBOX_TABLE),
+  '0004_pending_by_uploader': pendingByUploader,
 };
 
 export const MIGRATION_TABLE = 'metadata_migrations';

@@ -97,10 +97,80 @@ export async function replaceConfirmed(db: Db, row: Image, events: ImageEvents):
   });
 }
 
-/** Stores a pending upload, replacing the same uploader's earlier pending one (returned). */
-export async function replacePending(db: Db, row: Image, events: ImageEvents): Promise<Image | undefined> {
+/** How many live pending uploads one address may have, and one name and kind from distinct uploaders. */
+export interface PendingLimits {
+  perUploader: number;
+  /** Infinity for the name's owner: strangers filling a name's slots cannot lock its owner out. */
+  perName: number;
+}
+
+/** A new pending upload would exceed a limit; `retryAt` is when the oldest of the counted uploads expires. */
+export class PendingLimitReached extends Error {
+  constructor(
+    readonly scope: 'uploader' | 'name',
+    readonly limit: number,
+    readonly retryAt: Date,
+  ) {
+    super(`the limit of ${limit} pending uploads per ${scope} is reached`);
+    this.name = 'PendingLimitReached';
+  }
+}
+
+/**
+ * The limit a new pending `row` would exceed, if any. Only live pending uploads count, and not the uploader's own
+ * pending upload of the same name and kind (the new one replaces it).
+ */
+export async function pendingLimitReached(
+  db: Db,
+  row: Image,
+  limits: PendingLimits,
+  now: Date,
+): Promise<PendingLimitReached | undefined> {
+  const live = db
+    .selectFrom('images')
+    .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.min('pending_until').as('first')])
+    .where('status', '=', 'pending')
+    .where('pending_until', '>', now);
+  const byUploader = await live
+    .where('uploader', '=', row.uploader)
+    .where((eb) => eb.not(eb.and(targetColumns(row))))
+    .executeTakeFirstOrThrow();
+  if (Number(byUploader.count) >= limits.perUploader) {
+    return new PendingLimitReached('uploader', limits.perUploader, byUploader.first ?? now);
+  }
+  if (!Number.isFinite(limits.perName)) return undefined;
+  const byName = await live
+    .where((eb) => eb.and(targetColumns(row)))
+    .where('uploader', '!=', row.uploader)
+    .executeTakeFirstOrThrow();
+  if (Number(byName.count) >= limits.perName) {
+    return new PendingLimitReached('name', limits.perName, byName.first ?? now);
+  }
+  return undefined;
+}
+
+/** Serialises the pending uploads of one uploader (its limit spans names), inside a transaction. */
+async function lockUploader(trx: Transaction<MetadataDb>, uploader: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`uploader:${uploader}`}))`.execute(trx);
+}
+
+/**
+ * Stores a pending upload, replacing the same uploader's earlier pending one (returned). Throws PendingLimitReached,
+ * writing nothing, when the upload would exceed `limits` (checked under the uploader's and the target's locks, so
+ * concurrent uploads cannot pass a limit together).
+ */
+export async function replacePending(
+  db: Db,
+  row: Image,
+  events: ImageEvents,
+  limits: PendingLimits,
+): Promise<Image | undefined> {
   return db.transaction().execute(async (trx) => {
+    // Always uploader first, then target: the only transaction taking both, so no lock cycle.
+    await lockUploader(trx, row.uploader);
     await lockTarget(trx, row);
+    const reached = await pendingLimitReached(trx, row, limits, row.uploaded_at);
+    if (reached) throw reached;
     const previous = await trx
       .deleteFrom('images')
       .where((eb) => eb.and(targetColumns(row)))

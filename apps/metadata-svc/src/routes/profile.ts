@@ -22,6 +22,13 @@ import { uploadGate } from '../upload-gate';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 const signInProblems = Object.values(authProblems);
+const BINDING_TEXT =
+  'Recommended: bind the message to this request (the client helper `imageSignInMessage` does): its URI and only ' +
+  'resource are the stable URL `{PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}` and its statement names ' +
+  'the operation (`upload` or `delete`), so the signature cannot be used for another name, kind or operation. A ' +
+  'message that lists `Resources`, or whose URI is under `{PUBLIC_BASE_URL}/profile/`, is bound: it must name ' +
+  'this image (and, in its statement or as a `#upload`/`#delete` fragment, this operation), otherwise 401 ' +
+  '`RESOURCE_MISMATCH` and the nonce stays unused. A message with neither keeps working unbound.';
 
 /** The bytes `multipartUpload` left on the request (it answers MISSING_FILE/EMPTY_FILE itself, before this). */
 function uploadedBytes(file: { buffer: Buffer } | undefined): Buffer {
@@ -48,13 +55,22 @@ function routesFor(
       description:
         `Multipart form: \`${kind}\` (the file, at most ${maxBytes} bytes), \`siweMessage\`, \`siweSignature\`, ` +
         '`address`. The type comes from the bytes (jpeg, png, gif, webp, svg); rasters are decoded under a pixel ' +
-        'limit, SVG is sanitised (no scripts, event handlers, `foreignObject`, `<style>`, or references outside the ' +
+        'limit (all frames together) and re-encoded in their format, so no metadata of the file is published (EXIF ' +
+        'such as GPS position, XMP, IPTC, ICC profile — pixels converted to sRGB —, comments, PNG text chunks; a ' +
+        "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); SVG is sanitised " +
+        '(no scripts, event handlers, `foreignObject`, `<style>`, `<metadata>`, or references outside the ' +
         'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
         'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
-        'the same signer) is replaced.',
+        'the same signer) is replaced. Pending uploads are bounded: an address may have ' +
+        `${ctx.config.PENDING_UPLOADS_PER_UPLOADER} (PENDING_UPLOADS_PER_UPLOADER, all names; beyond: 429 ` +
+        `\`PENDING_UPLOAD_LIMIT\`), and one name and kind ${ctx.config.PENDING_UPLOADS_PER_NAME} from addresses ` +
+        'other than its owner (PENDING_UPLOADS_PER_NAME; beyond: 409 `NAME_PENDING_LIMIT`; the owner is never ' +
+        'refused so); replacing your own pending upload of the name does not count; both answers carry ' +
+        '`Retry-After` (when the oldest counted upload expires) and store nothing. ' +
+        BINDING_TEXT,
       tags: ['images'],
       params: profileImageParamsSchema,
       body: kind === 'avatar' ? avatarUploadBodySchema : headerUploadBodySchema,
@@ -77,6 +93,8 @@ function routesFor(
         problems.FILE_TOO_LARGE,
         problems.IMAGE_TOO_LARGE,
         problems.INVALID_FILE_FORMAT,
+        problems.NAME_PENDING_LIMIT,
+        problems.PENDING_UPLOAD_LIMIT,
         commonProblems.RATE_LIMITED,
         commonProblems.UPSTREAM_ERROR,
       ],
@@ -84,7 +102,8 @@ function routesFor(
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
         const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
-        const session = await signIn(ctx, params.network, kind, body);
+        const target = { network: params.network, name: params.subname, kind };
+        const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {
           network: params.network,
           name: params.subname,
@@ -104,7 +123,8 @@ function routesFor(
       description:
         'JSON body: `siweMessage`, `siweSignature`, `address`. The signer must own the name (403 ' +
         "`NOT_SUBNAME_OWNER`); the visible image and the signer's pending upload are removed (404 " +
-        '`IMAGE_NOT_FOUND` when there is neither).',
+        '`IMAGE_NOT_FOUND` when there is neither). ' +
+        BINDING_TEXT,
       tags: ['images'],
       params: profileImageParamsSchema,
       body: signedRequestSchema,
@@ -120,7 +140,8 @@ function routesFor(
       ],
       rateLimit: { name: `delete-${kind}`, windowMs: 60_000, limit: ctx.config.DELETE_RATE_LIMIT_PER_MINUTE },
       handler: async ({ params, body }) => {
-        const session = await signIn(ctx, params.network, kind, body);
+        const target = { network: params.network, name: params.subname, kind };
+        const session = await signIn(ctx, target, 'delete', body);
         return deleteImage(ctx, {
           network: params.network,
           name: params.subname,

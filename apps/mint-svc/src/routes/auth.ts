@@ -1,4 +1,4 @@
-import { authProblems } from '@nrp/auth';
+import { authProblems, nonceRoute } from '@nrp/auth';
 import {
   mintNonceRequestSchema,
   mintNonceResponseSchema,
@@ -10,21 +10,20 @@ import { defineRoute } from '@nrp/server';
 import type { MintServiceContext } from '../context';
 import { verifySignedRequest } from '../sign-in';
 
-export function nonceRoute(ctx: MintServiceContext, rateLimitPerMinute: number) {
-  return defineRoute({
-    method: 'post',
+/** `POST /api/v1/auth/nonce` (scopes `listing` and `minter`). */
+export function mintNonceRoute(
+  ctx: MintServiceContext,
+  options: { ttlMs: number; rateLimitPerMinute: number },
+) {
+  return nonceRoute({
     path: '/api/v1/auth/nonce',
     operationId: 'requestMintNonce',
-    summary: 'A sign-in nonce for listing changes or minter verification',
-    description:
-      "Like the metadata service's `/auth/nonce`: `{ nonce, expiresAt }` with `expiresAt` in Unix milliseconds. " +
-      'A nonce is single-use, bound to `address` (case-insensitive) and `scope`: `listing` authorises PUT/DELETE ' +
-      'of listings, `minter` authorises POST /api/v1/minters/verify.',
-    tags: ['auth'],
     body: mintNonceRequestSchema,
-    responses: { 200: { description: 'A fresh nonce.', schema: mintNonceResponseSchema } },
-    rateLimit: { name: 'nonce', windowMs: 60_000, limit: rateLimitPerMinute },
-    handler: ({ body }) => ctx.nonces.issue(body.address, body.scope, new Date(ctx.now())),
+    response: mintNonceResponseSchema,
+    scopes: '`listing` authorises PUT/DELETE of listings, `minter` authorises POST /api/v1/minters/verify.',
+    nonces: ctx.nonces,
+    ...options,
+    now: () => new Date(ctx.now()),
   });
 }
 
@@ -38,13 +37,21 @@ export function verifyMinterRoute(ctx: MintServiceContext) {
     description:
       'A minter proves control of its address with an EIP-4361 message (nonce scope `minter`, chain id of ' +
       '`network`). It then counts as a verified minter on that network for MINTER_VERIFICATION_TTL_SECONDS; ' +
-      'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not.',
+      'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not. ' +
+      'Recommended (the client helper `minterSignInMessage` does it): bind the message with the URI and only resource ' +
+      '`{PUBLIC_BASE_URL}/api/v1/minters/verify` and a statement naming `verify`; a message listing `Resources` or ' +
+      'with a URI under `{PUBLIC_BASE_URL}/api/v1/` must name exactly that, otherwise 401 `RESOURCE_MISMATCH`.',
     tags: ['auth'],
     body: verifyMinterRequestSchema,
     responses: { 200: { description: 'The minter is verified.', schema: verifiedMinterSchema } },
     problems: Object.values(authProblems),
     handler: async ({ body }): Promise<VerifiedMinter> => {
-      const signIn = await verifySignedRequest(ctx, body.network, 'minter', body);
+      const signIn = await verifySignedRequest(
+        ctx,
+        body.network,
+        { scope: 'minter', operation: 'verify' },
+        body,
+      );
       const now = ctx.now();
       const verifiedUntil = Math.floor(now / 1000) + ctx.minterVerificationTtlSeconds;
       await ctx.verifiedMinters.record(

@@ -23,9 +23,10 @@ async function authoriseOwner(
   ctx: MintServiceContext,
   network: MintNetwork,
   parentName: string,
+  operation: 'update' | 'delete',
   fields: SignedFields,
 ): Promise<string> {
-  const signIn = await verifySignedRequest(ctx, network, 'listing', fields);
+  const signIn = await verifySignedRequest(ctx, network, { scope: 'listing', operation, parentName }, fields);
   const net = ctx.networks[network];
   const owner = await getOwner(net.provider, net.config.ens, parentName);
   if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
@@ -36,6 +37,14 @@ async function authoriseOwner(
   }
   return signIn.address;
 }
+
+const LISTING_BINDING =
+  'Recommended: bind the message to this request (the client helper `listingSignInMessage` does): its URI and only ' +
+  'resource are the listing URL `{PUBLIC_BASE_URL}/api/v1/listings/{network}/{parentName}` and its statement names ' +
+  'the operation (`update` for PUT, `delete`). A message that lists `Resources`, or whose URI is under ' +
+  '`{PUBLIC_BASE_URL}/api/v1/`, is bound: it must name this listing (and, in its statement or as a `#update`/' +
+  '`#delete` fragment, this operation), otherwise 401 `RESOURCE_MISMATCH` and the nonce stays unused. A message ' +
+  'with neither keeps working unbound.';
 
 const signedProblems = [
   ...Object.values(authProblems),
@@ -77,7 +86,8 @@ export function listingRoutes(ctx: MintServiceContext) {
         "whose nonce has scope `listing` (POST /api/v1/auth/nonce) and whose chain id is the network's. The whole " +
         'listing is replaced; `paymentReceiver` defaults to the signer. 201 when created, 200 when replaced. The ' +
         'parent must also approve the mint controller (registry or NameWrapper `setApprovalForAll`) for mints to ' +
-        'succeed on-chain.',
+        'succeed on-chain. ' +
+        LISTING_BINDING,
       tags: ['listings'],
       params: listingParamsSchema,
       body: putListingRequestSchema,
@@ -87,7 +97,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       },
       problems: signedProblems,
       handler: async ({ params, body }, _req, res) => {
-        const signer = await authoriseOwner(ctx, params.network, params.parentName, body);
+        const signer = await authoriseOwner(ctx, params.network, params.parentName, 'update', body);
         const { listing, created } = await ctx.listings.upsert(
           {
             network: params.network,
@@ -109,14 +119,15 @@ export function listingRoutes(ctx: MintServiceContext) {
       security: 'signIn',
       summary: 'Remove the listing of a parent name',
       description:
-        'Signed like PUT. Minting stops at once; signatures already handed out stay valid on-chain until their `signatureExpiry`.',
+        'Signed like PUT (a bound message names the operation `delete`). Minting stops at once; signatures already ' +
+        'handed out stay valid on-chain until their `signatureExpiry`.',
       tags: ['listings'],
       params: listingParamsSchema,
       body: signedRequestSchema,
       responses: { 200: { description: 'Removed.', schema: deleteListingResponseSchema } },
       problems: [...signedProblems, mintProblems.LISTING_NOT_FOUND],
       handler: async ({ params, body }) => {
-        await authoriseOwner(ctx, params.network, params.parentName, body);
+        await authoriseOwner(ctx, params.network, params.parentName, 'delete', body);
         const removed = await ctx.listings.remove(params.network, params.parentName);
         if (!removed) {
           throw new ProblemError(
