@@ -5,9 +5,6 @@ import { offchainSubnameSchema } from './offchain';
 
 export const BULK_MAX_ITEMS = 1000;
 
-/** The export's media type: one JSON record per line. */
-export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
-
 export const bulkSubnamesRequest = z.object({
   items: z
     .array(z.unknown())

@@ -4,6 +4,7 @@ export * from './offchain';
 export * from './offchain-bulk';
 export * from './offchain-webhooks';
 export * from './resolver';
+export * from '@nrp/api/media-types';
 export * from '@nrp/api/metadata';
 export * from '@nrp/api/mint';
 export * from '@nrp/api/offchain';

@@ -1,6 +1,7 @@
 /** Bulk import and NDJSON export (data portability) methods of the offchain client. */
 import { problemOf, requestJson, serviceUrl, type ClientOptions } from './http';
-import { NDJSON_CONTENT_TYPE, type BulkSubnamesResult } from '@nrp/api/offchain-bulk';
+import { NDJSON_CONTENT_TYPE } from '@nrp/api/media-types';
+import type { BulkSubnamesResult } from '@nrp/api/offchain-bulk';
 import type { CreateSubnameInput, OffchainSubname } from '@nrp/api/offchain';
 
 /** A record as the create-or-update body that writes it again (what an export line becomes for a bulk import). */
