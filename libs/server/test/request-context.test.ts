@@ -30,6 +30,17 @@ const routes = (logger: Logger) => [
       return { word: params.word, id: req.id };
     },
   }),
+  defineRoute({
+    method: 'get',
+    path: '/fail',
+    operationId: 'fail',
+    summary: 'fails after an await',
+    responses: { 200: { description: 'never', schema: z.object({}) } },
+    handler: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      throw new Error('broken');
+    },
+  }),
 ];
 
 function app(logger: Logger, redis?: Redis, ratePerMinute = 100) {
@@ -101,6 +112,17 @@ describe('request context', () => {
     await flush();
     expect(lines).toContainEqual(
       expect.objectContaining({ level: 40, msg: 'request completed', res: { statusCode: 400 } }),
+    );
+  });
+
+  it('the error handler logs a 5xx with the request id, as every line of the request', async () => {
+    const { logger, lines } = capturingLogger('info');
+    await request(app(logger)).get('/fail').set('x-request-id', 'req-500').expect(500);
+    await flush();
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(line).toMatchObject({ reqId: 'req-500' });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 50, err: expect.objectContaining({ message: 'broken' }) }),
     );
   });
 
