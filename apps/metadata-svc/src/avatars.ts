@@ -89,6 +89,33 @@ const nftInterface = new Interface([
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+interface CachedResolution {
+  resolution: Promise<Resolution | null>;
+  /** Service clock (Unix ms) until which it is reused. */
+  until: number;
+  network: NetworkName;
+  node: string;
+}
+
+/**
+ * Names' avatar and header resolutions in this process, kept as promises so concurrent requests for one name share
+ * one resolution, and aged by the service clock. Built before the context, so that the image writes drop a name's
+ * entries with `invalidate`.
+ */
+export class AvatarResolutions extends LRUCache<string, CachedResolution> {
+  constructor() {
+    super({ max: 10_000 });
+  }
+
+  /** Drops a name's cached resolutions (its uploads changed). */
+  invalidate(network: NetworkName, node: string): void {
+    const target = node.toLowerCase();
+    for (const [key, entry] of this.entries()) {
+      if (entry.network === network && entry.node === target) this.delete(key);
+    }
+  }
+}
+
 /**
  * Avatars and headers of any name: the text record read through the universal resolver, interpreted per ENSIP-12,
  * fetched under the outbound policy, validated like uploads, stored by content hash, and transformed on request.
@@ -107,13 +134,7 @@ export function createAvatars(ctx: MetadataContext) {
     maxBytes: config.IMAGE_FETCH_MAX_BYTES,
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
-  // Promises, so concurrent requests for one name share one resolution; aged by the service clock.
-  const resolutions = new LRUCache<
-    string,
-    { resolution: Promise<Resolution | null>; until: number; network: NetworkName; node: string }
-  >({
-    max: 10_000,
-  });
+  const resolutions = ctx.avatarResolutions;
   const transformed = new LRUCache<string, ServedImage>({
     max: 2_000,
     maxSize: 64 * 1024 * 1024,
@@ -359,13 +380,6 @@ export function createAvatars(ctx: MetadataContext) {
       if (!resolved?.ok) return undefined;
       const blob = await ctx.blobs.get(`${AVATAR_SOURCE_PREFIX}${resolved.source.hash}`);
       return blob ? { hash: resolved.source.hash, bytes: blob.bytes } : undefined;
-    },
-    /** Drops a name's cached resolutions (its uploads changed). */
-    invalidate(network: NetworkName, node: string) {
-      const target = node.toLowerCase();
-      for (const [key, entry] of resolutions.entries()) {
-        if (entry.network === network && entry.node === target) resolutions.delete(key);
-      }
     },
   };
 }

@@ -3,11 +3,13 @@ import type { PgNonceStore } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
 import type { Logger } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
+import type { AvatarResolutions } from './avatars';
 import type { Config } from './config';
 import type { MetadataDb } from './data/database';
 import type { ImageEvents } from './data/images';
 import type { NetworkAccess } from './ens-state';
 import type { OffchainClient } from './offchain-client';
+import type { TokenCache } from './token-cache';
 
 /** Everything the routes and domain modules of this service use, built once in `createService`. */
 export interface MetadataContext {
@@ -21,6 +23,8 @@ export interface MetadataContext {
   now: () => Date;
   /** Records `image.*` events in the transaction of the change (the event outbox, relayed to offchain-svc). */
   imageEvents: ImageEvents;
-  /** Called when a name's visible images change, so caches of this process can drop what they hold. */
-  onImageChange: (network: NetworkName, node: string) => void;
+  /** What the token routes cache in this process; dropped per name when its images change. */
+  tokenCache: TokenCache;
+  /** The avatar and header resolutions cached in this process; dropped per name when its images change. */
+  avatarResolutions: AvatarResolutions;
 }

@@ -101,6 +101,12 @@ function windowText(ms: number): string {
   return `${Math.ceil(ms / 1000)} seconds`;
 }
 
+/** A name's visible images changed: this process's caches drop what they hold about it. */
+function imagesChanged(ctx: MetadataContext, network: NetworkName, node: string): void {
+  ctx.tokenCache.invalidate(network, node);
+  ctx.avatarResolutions.invalidate(network, node);
+}
+
 async function dropBytes(ctx: MetadataContext, rows: Array<Image | undefined>): Promise<void> {
   for (const row of rows) {
     if (!row) continue;
@@ -197,7 +203,7 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
     const replaced = await storeRow(ctx, row, image.bytes, (r) =>
       replaceConfirmed(ctx.db, r, ctx.imageEvents),
     );
-    ctx.onImageChange(network, node);
+    imagesChanged(ctx, network, node);
     return { ...base, isUpdate: replaced !== undefined };
   }
   const limits: PendingLimits = {
@@ -260,7 +266,7 @@ export async function deleteImage(
     throw new ProblemError(problems.IMAGE_NOT_FOUND, `${name} has no ${kind} on ${network}.`);
   }
   await dropBytes(ctx, deleted);
-  ctx.onImageChange(network, node);
+  imagesChanged(ctx, network, node);
   return {
     subname: name,
     network,
@@ -292,7 +298,7 @@ export async function checkPendingGroup(ctx: MetadataContext, rows: Image[]): Pr
   const outcome = await confirmPending(ctx.db, pending, ctx.now(), ctx.imageEvents);
   if (!outcome.confirmed) return false;
   await dropBytes(ctx, [outcome.replaced]);
-  ctx.onImageChange(network, pending.node);
+  imagesChanged(ctx, network, pending.node);
   ctx.logger.info({ network, name: pending.name, kind: pending.kind }, 'pending upload confirmed');
   return true;
 }

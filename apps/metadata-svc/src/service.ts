@@ -29,13 +29,14 @@ import {
   type MetadataDb,
 } from './data/database';
 import type { NetworkAccess } from './ens-state';
-import { createAvatars } from './avatars';
+import { AvatarResolutions, createAvatars } from './avatars';
 import { imageEventsTo, processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
 import { avatarRoutes } from './routes/avatar';
 import { nonceRoutes } from './routes/nonce';
 import { profileRoutes } from './routes/profile';
 import { tokenRoutes } from './routes/token';
+import { TokenCache } from './token-cache';
 import { countPending } from './data/images';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
@@ -127,7 +128,6 @@ export async function createMetadataService(
   });
   const redis = redisFromConfig(config, logger, onShutdown);
 
-  let invalidate: (network: NetworkName, node: string) => void = () => undefined;
   const context: MetadataContext = {
     config,
     logger,
@@ -141,7 +141,8 @@ export async function createMetadataService(
       createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
       config.PUBLIC_BASE_URL,
     ),
-    onImageChange: (network, node) => invalidate(network, node),
+    tokenCache: new TokenCache(config.METADATA_CACHE_TTL_MS),
+    avatarResolutions: new AvatarResolutions(),
   };
   new Gauge({
     name: 'pending_uploads',
@@ -160,11 +161,6 @@ export async function createMetadataService(
     },
   });
   const avatars = createAvatars(context);
-  const token = tokenRoutes(context, avatars);
-  invalidate = (network, node) => {
-    token.caches.invalidate(network, node);
-    avatars.invalidate(network, node);
-  };
 
   const readiness: Record<string, () => Promise<unknown>> = {
     database: () => database.ping(),
@@ -187,7 +183,7 @@ export async function createMetadataService(
     routes: [
       ...nonceRoutes(context),
       ...profileRoutes(context),
-      ...token.routes,
+      ...tokenRoutes(context, avatars),
       ...avatarRoutes(context, avatars),
     ],
     readiness,

@@ -7,6 +7,11 @@ import { mintValidationErrors } from './eligibility';
 import { mintExpiry, quoteMint, type Quote } from './pricing';
 import { mintProblems } from './problems';
 
+/** `isTestnet` of the mint API: sepolia, else mainnet. */
+export function mintNetworkOf(isTestnet: boolean): MintNetwork {
+  return isTestnet ? 'sepolia' : 'mainnet';
+}
+
 export interface MintEvaluationInput {
   network: MintNetwork;
   parentName: string;

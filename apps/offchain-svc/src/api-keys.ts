@@ -49,9 +49,8 @@ export function apiKeyOf(res: Response): ApiKeyRow {
   return key as ApiKeyRow;
 }
 
-/** 403 PARENT_NOT_ALLOWED unless the request's key was issued for `parentName` (exact, normalised). */
-export function assertKeyAllowsParent(res: Response, parentName: string): void {
-  const key = apiKeyOf(res);
+/** 403 PARENT_NOT_ALLOWED unless the key was issued for `parentName` (exact, normalised). */
+export function assertKeyAllowsParent(key: ApiKeyRow, parentName: string): void {
   if (!key.parents.includes(parentName)) {
     throw new ProblemError(
       offchainProblems.PARENT_NOT_ALLOWED,

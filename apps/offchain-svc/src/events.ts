@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
 import { recordEvents } from './data/events';
+import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';
 
 /** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
@@ -26,4 +27,13 @@ export function subnameEvent(
     occurredAt: type === 'subname.deleted' ? new Date().toISOString() : subname.updatedAt,
     data: subname,
   };
+}
+
+/** Stores the events another service relayed (an id seen before is ignored), each with its deliveries. */
+export async function ingestEvents(
+  { db }: OffchainDb,
+  events: EventRecorder,
+  batch: PlatformEvent[],
+): Promise<{ received: number; stored: number }> {
+  return { received: batch.length, stored: await events.record(db, batch) };
 }

@@ -1,7 +1,16 @@
 import { ZeroAddress, type Result } from 'ethers';
 import type { OffchainSubname } from '@nrp/api';
-import { resolverInterface } from '@nrp/chain';
-import { encodeAddress, encodeContenthash, type Hex } from '@nrp/ens';
+import {
+  CcipRequestError,
+  decodeResolveCall,
+  resolverInterface,
+  signOffchainResolverResponse,
+} from '@nrp/chain';
+import { encodeAddress, encodeContenthash, normalizeName, type Hex } from '@nrp/ens';
+import { ProblemError, type ProblemDef } from '@nrp/validation';
+import type { OffchainDb } from './data/database';
+import { findRecordsByName } from './data/subnames';
+import { offchainProblems } from './problems';
 
 export type GatewayRecords = Pick<OffchainSubname, 'texts' | 'addresses' | 'contenthash'>;
 
@@ -74,4 +83,63 @@ function answerOne(data: string, records: GatewayRecords, depth: number): string
  */
 export function answerResolverCall(data: string, records: GatewayRecords | undefined): Hex {
   return answerOne(data, records ?? EMPTY, 0) as Hex;
+}
+
+export interface GatewaySigning {
+  /** Unset: the gateway answers 503 GATEWAY_NOT_CONFIGURED. */
+  signerKey?: string;
+  ttlSeconds: number;
+  /** Clock in ms. */
+  now: () => number;
+}
+
+/** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
+function gatewayProblem(def: ProblemDef, detail: string, cause?: unknown): ProblemError {
+  return new ProblemError(def, detail, { extensions: { message: detail }, cause });
+}
+
+/**
+ * The signed EIP-3668 answer to `callData` (`resolve(bytes name, bytes data)`) for `sender`: the resolver call
+ * answered from the stored records of the name (every record unset for a name the service does not hold),
+ * `abi.encode(result, expires, signature)` with `expires` = now + ttlSeconds.
+ */
+export async function answerCcipRequest(
+  db: OffchainDb,
+  signing: GatewaySigning,
+  sender: string,
+  callData: string,
+): Promise<{ data: string }> {
+  if (!signing.signerKey) {
+    throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
+  }
+  let call: { name: string; data: string };
+  try {
+    call = decodeResolveCall(callData);
+  } catch (err) {
+    const detail = err instanceof CcipRequestError ? err.message : 'callData is not resolve(bytes,bytes)';
+    throw gatewayProblem(offchainProblems.INVALID_CCIP_REQUEST, detail, err);
+  }
+  let name: string | undefined;
+  try {
+    name = normalizeName(call.name);
+  } catch {
+    name = undefined; // not a name this service can hold: every record is unset
+  }
+  const records = name === undefined ? undefined : await findRecordsByName(db, name);
+  let result: string;
+  try {
+    result = answerResolverCall(call.data, records);
+  } catch (err) {
+    if (!(err instanceof UnsupportedResolverCallError)) throw err;
+    throw gatewayProblem(offchainProblems.UNSUPPORTED_RESOLVER_CALL, err.message, err);
+  }
+  const expires = Math.floor(signing.now() / 1000) + signing.ttlSeconds;
+  const data = signOffchainResolverResponse({
+    signerKey: signing.signerKey,
+    sender,
+    request: callData,
+    result,
+    expires,
+  });
+  return { data };
 }

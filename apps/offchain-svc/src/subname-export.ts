@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
+import { assertKeyAllowsParent } from './api-keys';
+import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
 import { listSubnamesAfter } from './data/subnames';
 
@@ -20,16 +22,18 @@ async function drainedOrClosed(res: Response): Promise<void> {
 }
 
 /**
- * Streams every subname of `parentName` after label `cursor` as NDJSON: one keyset page at a time, waiting for the
- * client to drain each chunk, so memory stays one page whatever the number of subnames. Stops when the client goes
- * away. A failure after the first byte aborts the connection (the client then resumes with its last label).
+ * Streams every subname of `parentName` (a parent the key may manage, 403 otherwise) after label `cursor` as NDJSON:
+ * one keyset page at a time, waiting for the client to drain each chunk, so memory stays one page whatever the
+ * number of subnames. Stops when the client goes away. A failure after the first byte aborts the connection (the
+ * client then resumes with its last label).
  */
-export async function streamExport(
+export async function exportSubnames(
   db: OffchainDb,
-  parentName: string,
-  cursor: string | undefined,
+  apiKey: ApiKeyRow,
+  { parentName, cursor }: { parentName: string; cursor?: string },
   res: Response,
 ): Promise<void> {
+  assertKeyAllowsParent(apiKey, parentName);
   res.status(200).type('application/x-ndjson');
   res.setHeader('cache-control', 'no-store');
   let after = cursor;

@@ -1,9 +1,8 @@
 import { namehash } from '@nrp/ens';
 import type { CreateSubnameData, OffchainSubname } from '@nrp/api';
 import type { Kysely } from 'kysely';
-import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';
-import { deleteSubname, upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
+import { upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
 import { subnameEvent, type EventRecorder } from './events';
 
 function toMap(
@@ -55,28 +54,4 @@ export async function applyWrites(
     ),
   );
   return saved;
-}
-
-/** One create-or-update and its event, in one transaction. */
-export async function saveSubname(
-  { db }: OffchainDb,
-  events: EventRecorder,
-  write: SubnameWrite,
-): Promise<SavedSubname> {
-  const [saved] = await db.transaction().execute((trx) => applyWrites(trx, events, [write]));
-  if (!saved) throw new Error('no subname saved');
-  return saved;
-}
-
-/** Deletes a subname and records `subname.deleted`, in one transaction; undefined when there was none. */
-export async function removeSubname(
-  { db }: OffchainDb,
-  events: EventRecorder,
-  fullName: string,
-): Promise<OffchainSubname | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const deleted = await deleteSubname(trx, fullName);
-    if (deleted) await events.record(trx, [subnameEvent('subname.deleted', deleted)]);
-    return deleted;
-  });
 }

@@ -4,6 +4,7 @@ import {
   WEBHOOK_LIMITS,
   type CreatedWebhook,
   type WebhookDeliveries,
+  type Webhook,
   type WebhookDelivery,
   type WebhookEventType,
 } from '@nrp/api';
@@ -100,6 +101,11 @@ export async function createWebhook(
     secret,
   });
   return { ...webhook, secret };
+}
+
+/** The key's webhooks, oldest first, without their secrets. */
+export function webhooksOf(db: OffchainDb, apiKey: ApiKeyRow): Promise<Webhook[]> {
+  return listWebhooks(db, apiKey.id);
 }
 
 function webhookNotFound(id: string): ProblemError {

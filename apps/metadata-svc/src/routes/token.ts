@@ -1,61 +1,12 @@
-import { LRUCache } from 'lru-cache';
 import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
-import type { NetworkName } from '@nrp/chain';
-import { namehashFromTokenId } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
-import { renderNameImage, TEMPLATE_VERSION } from '../render';
-import { buildMetadata, contentEtag, lookupToken, networkOfChain, type TokenName } from '../token-metadata';
+import { tokenImage, tokenMetadata } from '../tokens';
 
-export interface TokenCaches {
-  /** Drops what is cached about one name (its images changed). */
-  invalidate(network: NetworkName, node: string): void;
-}
-
-interface RenderedImage {
-  etag: string;
-  png: Buffer;
-  /** `network:node` of the name. */
-  key: string;
-}
-
-export function tokenRoutes(
-  ctx: MetadataContext,
-  avatars: Avatars,
-): { routes: RouteDefinition[]; caches: TokenCaches } {
-  const ttl = ctx.config.METADATA_CACHE_TTL_MS;
-  const enabled = ttl > 0;
-  // Process-memory caches only (each replica has its own; they expire after METADATA_CACHE_TTL_MS).
-  const tokens = new LRUCache<string, TokenName>({ max: 10_000, ttl: Math.max(ttl, 1) });
-  const images = new LRUCache<string, RenderedImage>({ max: 1_000, ttl: Math.max(ttl, 1) });
-  // Content-addressed: same name + same avatar bytes + same template = same PNG, whatever the token.
-  const rendered = new LRUCache<string, Buffer>({
-    max: 500,
-    maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (b) => b.length,
-  });
-
-  const keyOf = (network: NetworkName, node: string) => `${network}:${node.toLowerCase()}`;
-  // image.png by request URL (`chainId/tokenId` as sent).
-  const byRequest = new LRUCache<string, RenderedImage>({ max: 5_000, ttl: Math.max(ttl, 1) });
-
-  async function token(chainId: string, tokenId: string): Promise<TokenName> {
-    const access = networkOfChain(ctx, chainId);
-    const node = namehashFromTokenId(tokenId);
-    const key = keyOf(access.name, node);
-    const cached = enabled ? tokens.get(key) : undefined;
-    if (cached) return cached;
-    const found = await lookupToken(ctx, access, node);
-    if (enabled) tokens.set(key, found);
-    return found;
-  }
-
-  const imageUrl = (chainId: string, tokenId: string) =>
-    `${ctx.config.PUBLIC_BASE_URL}/metadata/network/${chainId}/token/${tokenId}/image.png`;
-
+export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
   const tokenProblems = [
     commonProblems.INVALID_INPUT,
     problems.UNSUPPORTED_CHAIN,
@@ -64,7 +15,7 @@ export function tokenRoutes(
     commonProblems.UPSTREAM_ERROR,
   ];
 
-  const routes = [
+  return [
     defineRoute({
       method: 'get',
       path: '/metadata/network/:chainId/token/:tokenId',
@@ -82,18 +33,8 @@ export function tokenRoutes(
       params: tokenParamsSchema,
       responses: { 200: { description: 'Token metadata', schema: tokenMetadataSchema } },
       problems: tokenProblems,
-      handler: async ({ params }, req, res) => {
-        const found = await token(params.chainId, params.tokenId);
-        const header = await avatars.resolve(found.network, found.name, 'header');
-        const body = buildMetadata(found, {
-          image: imageUrl(params.chainId, params.tokenId),
-          nameUrlBase: ctx.config.NAME_URL_BASE,
-          ...(header?.ok
-            ? {
-                headerUrl: `${ctx.config.PUBLIC_BASE_URL}/${found.network}/header/${encodeURIComponent(found.name)}`,
-              }
-            : {}),
-        });
+      handler: async ({ params }, _req, res) => {
+        const body = await tokenMetadata(ctx, avatars, params.chainId, params.tokenId);
         res.setHeader('Cache-Control', 'public, max-age=60');
         return body;
       },
@@ -118,16 +59,7 @@ export function tokenRoutes(
       },
       problems: tokenProblems,
       handler: async ({ params }, req, res) => {
-        // Fast path: the same request URL seen within the TTL needs no token lookup at all.
-        const requestKey = `${params.chainId}/${params.tokenId}`;
-        let image = enabled ? byRequest.get(requestKey) : undefined;
-        if (!image) {
-          const found = await token(params.chainId, params.tokenId);
-          const key = keyOf(found.network, found.node);
-          image = enabled ? images.get(key) : undefined;
-          if (!image) image = await renderFor(found, key);
-          if (enabled) byRequest.set(requestKey, image);
-        }
+        const image = await tokenImage(ctx, avatars, params.chainId, params.tokenId);
         res.setHeader('Content-Type', 'image/png');
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', 'public, max-age=60');
@@ -139,31 +71,4 @@ export function tokenRoutes(
       },
     }),
   ];
-
-  async function renderFor(found: TokenName, key: string): Promise<RenderedImage> {
-    // The resolved avatar of any kind (upload, URL, NFT); without one (or when it gives no image) the plain card.
-    const avatar = await avatars.sourceOf(found.network, found.name, 'avatar');
-    const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
-    let png = rendered.get(etag);
-    if (!png) {
-      png = await renderNameImage(found.name, avatar?.bytes);
-      rendered.set(etag, png);
-    }
-    const image = { etag, png, key };
-    if (enabled) images.set(key, image);
-    return image;
-  }
-
-  return {
-    routes,
-    caches: {
-      invalidate(network, node) {
-        const key = keyOf(network, node);
-        images.delete(key);
-        for (const [requestKey, image] of byRequest.entries()) {
-          if (image.key === key) byRequest.delete(requestKey);
-        }
-      },
-    },
-  };
 }

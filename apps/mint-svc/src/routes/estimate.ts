@@ -2,7 +2,7 @@ import { mintEstimateQuerySchema, mintEstimateResponseSchema, type MintEstimateR
 import { defineRoute } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MintServiceContext } from '../context';
-import { evaluateMint } from '../evaluate';
+import { evaluateMint, mintNetworkOf } from '../evaluate';
 import { weiToEtherNumber } from '../pricing';
 import { mintProblems } from '../problems';
 
@@ -24,7 +24,7 @@ export function estimateRoute(ctx: MintServiceContext) {
     problems: [mintProblems.LISTING_NOT_FOUND, mintProblems.PARENT_EXPIRED, commonProblems.UPSTREAM_ERROR],
     handler: async ({ query }): Promise<MintEstimateResponse> => {
       const evaluation = await evaluateMint(ctx, {
-        network: query.isTestnet ? 'sepolia' : 'mainnet',
+        network: mintNetworkOf(query.isTestnet),
         parentName: query.parentName,
         label: query.label,
         minter: query.minterAddress,

@@ -4,7 +4,7 @@ import { ingestEventsRequest, ingestEventsResponse } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainDb } from '../data/database';
-import type { EventRecorder } from '../events';
+import { ingestEvents, type EventRecorder } from '../events';
 import { offchainProblems } from '../problems';
 
 /** 401 unless `authorization: Bearer <token>` carries the ingest token (compared in constant time). */
@@ -57,8 +57,7 @@ export function eventRoutes(
         offchainProblems.EVENTS_INGEST_NOT_CONFIGURED,
       ],
       handler: async ({ body }, _req, res) => {
-        const stored = await events.record(db.db, body.events);
-        res.status(202).json({ received: body.events.length, stored });
+        res.status(202).json(await ingestEvents(db, events, body.events));
       },
     }),
   ];

@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
-import { CcipRequestError, decodeResolveCall, signOffchainResolverResponse } from '@nrp/chain';
-import { normalizeName } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { commonProblems, ProblemError, type ProblemDef } from '@nrp/validation';
+import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainDb } from '../data/database';
-import { findRecordsByName } from '../data/subnames';
-import { answerResolverCall, UnsupportedResolverCallError } from '../gateway';
+import { answerCcipRequest, type GatewaySigning } from '../gateway';
 import { offchainProblems } from '../problems';
 
 export interface GatewayOptions {
@@ -28,59 +25,22 @@ const problems = [
   offchainProblems.GATEWAY_NOT_CONFIGURED,
 ];
 
-/** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
-function gatewayProblem(def: ProblemDef, detail: string, cause?: unknown): ProblemError {
-  return new ProblemError(def, detail, { extensions: { message: detail }, cause });
-}
-
 export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDefinition[] {
-  const now = options.now ?? Date.now;
+  const signing: GatewaySigning = {
+    signerKey: options.signerKey,
+    ttlSeconds: options.ttlSeconds,
+    now: options.now ?? Date.now,
+  };
 
   async function answer(sender: string, callData: string): Promise<{ data: string }> {
     try {
-      const signed = await signedAnswer(sender, callData);
+      const signed = await answerCcipRequest(db, signing, sender, callData);
       options.onAnswer?.('signed');
       return signed;
     } catch (err) {
       options.onAnswer?.(err instanceof ProblemError ? err.code : 'error');
       throw err;
     }
-  }
-
-  async function signedAnswer(sender: string, callData: string): Promise<{ data: string }> {
-    if (!options.signerKey) {
-      throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
-    }
-    let call: { name: string; data: string };
-    try {
-      call = decodeResolveCall(callData);
-    } catch (err) {
-      const detail = err instanceof CcipRequestError ? err.message : 'callData is not resolve(bytes,bytes)';
-      throw gatewayProblem(offchainProblems.INVALID_CCIP_REQUEST, detail, err);
-    }
-    let name: string | undefined;
-    try {
-      name = normalizeName(call.name);
-    } catch {
-      name = undefined; // not a name this service can hold: every record is unset
-    }
-    const records = name === undefined ? undefined : await findRecordsByName(db, name);
-    let result: string;
-    try {
-      result = answerResolverCall(call.data, records);
-    } catch (err) {
-      if (!(err instanceof UnsupportedResolverCallError)) throw err;
-      throw gatewayProblem(offchainProblems.UNSUPPORTED_RESOLVER_CALL, err.message, err);
-    }
-    const expires = Math.floor(now() / 1000) + options.ttlSeconds;
-    const data = signOffchainResolverResponse({
-      signerKey: options.signerKey,
-      sender,
-      request: callData,
-      result,
-      expires,
-    });
-    return { data };
   }
 
   const description =

@@ -10,17 +10,21 @@ import {
   searchSubnamesRequest,
   searchSubnamesResponse,
 } from '@nrp/api';
-import { parentOf } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
-import { apiKeyOf, assertKeyAllowsParent, requireApiKey } from '../api-keys';
+import { apiKeyOf, requireApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
 import type { OffchainDb } from '../data/database';
-import { findSubnameByName, findSubnameByNamehash, searchSubnames } from '../data/subnames';
 import type { EventRecorder } from '../events';
 import { offchainProblems } from '../problems';
-import { streamExport } from '../subname-export';
-import { removeSubname, saveSubname, toWrite } from '../subname-writes';
+import { exportSubnames } from '../subname-export';
+import {
+  createOrUpdateSubname,
+  findSubnames,
+  getSubname,
+  getSubnameByNamehash,
+  removeSubname,
+} from '../subnames';
 
 const TAG = ['subnames'];
 const fullNameParams = z.object({ fullSubname: ensName({ min: 3, max: 511 }) });
@@ -36,10 +40,6 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
     });
   }
   return key;
-}
-
-function notFound(what: string): ProblemError {
-  return new ProblemError(offchainProblems.SUBNAME_NOT_FOUND, `No offchain subname ${what}.`);
 }
 
 export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefinition[] {
@@ -64,8 +64,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
       handler: async ({ body }, _req, res) => {
-        assertKeyAllowsParent(res, body.parentName);
-        const { subname, created } = await saveSubname(db, events, toWrite(body));
+        const { subname, created } = await createOrUpdateSubname(db, events, apiKeyOf(res), body);
         res.status(created ? 201 : 200).json(subname);
       },
     }),
@@ -132,8 +131,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
       handler: async ({ query }, _req, res) => {
-        assertKeyAllowsParent(res, query.parentName);
-        await streamExport(db, query.parentName, query.cursor, res);
+        await exportSubnames(db, apiKeyOf(res), query, res);
       },
     }),
     defineRoute({
@@ -149,20 +147,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       body: searchSubnamesRequest,
       responses: { 200: { description: 'One page of matches.', schema: searchSubnamesResponse } },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME],
-      handler: async ({ body }) => {
-        const parentNames = [
-          ...new Set([...(body.parentName ? [body.parentName] : []), ...(body.parentNames ?? [])]),
-        ];
-        const { items, totalItems } = await searchSubnames(db, {
-          parentNames,
-          labelSearch: body.labelSearch,
-          owner: body.owner,
-          metadata: body.metadata,
-          page: body.page,
-          size: body.size,
-        });
-        return { items, totalItems, page: body.page, size: body.size };
-      },
+      handler: ({ body }) => findSubnames(db, body),
     }),
     defineRoute({
       method: 'get',
@@ -176,11 +161,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       }),
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: async ({ params }) => {
-        const subname = await findSubnameByNamehash(db, params.namehash);
-        if (!subname) throw notFound(`has namehash ${params.namehash}`);
-        return subname;
-      },
+      handler: ({ params }) => getSubnameByNamehash(db, params.namehash),
     }),
     defineRoute({
       method: 'get',
@@ -192,11 +173,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       params: fullNameParams,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_NAME, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: async ({ params }) => {
-        const subname = await findSubnameByName(db, params.fullSubname);
-        if (!subname) throw notFound(`named "${params.fullSubname}"`);
-        return subname;
-      },
+      handler: ({ params }) => getSubname(db, params.fullSubname),
     }),
     defineRoute({
       method: 'delete',
@@ -213,9 +190,7 @@ export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefin
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_NAME, ...authProblems, offchainProblems.SUBNAME_NOT_FOUND],
       handler: async ({ params }, _req, res) => {
-        assertKeyAllowsParent(res, parentOf(params.fullSubname) ?? '');
-        if (!(await removeSubname(db, events, params.fullSubname)))
-          throw notFound(`named "${params.fullSubname}"`);
+        await removeSubname(db, events, apiKeyOf(res), params.fullSubname);
         res.status(204).end();
       },
     }),

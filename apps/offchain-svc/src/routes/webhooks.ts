@@ -12,13 +12,13 @@ import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
 import type { OffchainDb } from '../data/database';
-import { listWebhooks } from '../data/webhooks';
 import { offchainProblems } from '../problems';
 import {
   createWebhook,
   redeliver,
   removeWebhook,
   webhookDeliveries,
+  webhooksOf,
   type WebhookSettings,
 } from '../webhooks';
 
@@ -74,7 +74,7 @@ export function webhookRoutes(db: OffchainDb, settings: WebhookSettings): RouteD
       before: [requireApiKey(db)],
       responses: { 200: { description: 'The webhooks.', schema: webhookListResponse } },
       problems: authProblems,
-      handler: async (_input, _req, res) => ({ items: await listWebhooks(db, apiKeyOf(res).id) }),
+      handler: async (_input, _req, res) => ({ items: await webhooksOf(db, apiKeyOf(res)) }),
     }),
     defineRoute({
       method: 'delete',

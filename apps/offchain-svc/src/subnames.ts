@@ -1,0 +1,87 @@
+import type {
+  CreateSubnameData,
+  OffchainSubname,
+  SearchSubnamesQuery,
+  SearchSubnamesResult,
+} from '@nrp/api';
+import { parentOf } from '@nrp/ens';
+import { ProblemError } from '@nrp/validation';
+import { assertKeyAllowsParent } from './api-keys';
+import type { ApiKeyRow } from './data/api-keys';
+import type { OffchainDb } from './data/database';
+import { deleteSubname, findSubnameByName, findSubnameByNamehash, searchSubnames } from './data/subnames';
+import { subnameEvent, type EventRecorder } from './events';
+import { offchainProblems } from './problems';
+import { applyWrites, toWrite, type SavedSubname } from './subname-writes';
+
+function notFound(what: string): ProblemError {
+  return new ProblemError(offchainProblems.SUBNAME_NOT_FOUND, `No offchain subname ${what}.`);
+}
+
+/**
+ * Creates or updates a subname under a parent the key may manage (403 otherwise), with its `subname.created` /
+ * `subname.updated` event, in one transaction.
+ */
+export async function createOrUpdateSubname(
+  { db }: OffchainDb,
+  events: EventRecorder,
+  apiKey: ApiKeyRow,
+  body: CreateSubnameData,
+): Promise<SavedSubname> {
+  assertKeyAllowsParent(apiKey, body.parentName);
+  const [saved] = await db.transaction().execute((trx) => applyWrites(trx, events, [toWrite(body)]));
+  if (!saved) throw new Error('no subname saved');
+  return saved;
+}
+
+/** The subname named `fullName` (normalised), or 404. */
+export async function getSubname(db: OffchainDb, fullName: string): Promise<OffchainSubname> {
+  const subname = await findSubnameByName(db, fullName);
+  if (!subname) throw notFound(`named "${fullName}"`);
+  return subname;
+}
+
+/** The subname whose namehash is `node`, or 404. */
+export async function getSubnameByNamehash(db: OffchainDb, node: string): Promise<OffchainSubname> {
+  const subname = await findSubnameByNamehash(db, node);
+  if (!subname) throw notFound(`has namehash ${node}`);
+  return subname;
+}
+
+/** One page of the subnames matching the query, under `parentName` and `parentNames` together. */
+export async function findSubnames(
+  db: OffchainDb,
+  query: SearchSubnamesQuery,
+): Promise<SearchSubnamesResult> {
+  const parentNames = [
+    ...new Set([...(query.parentName ? [query.parentName] : []), ...(query.parentNames ?? [])]),
+  ];
+  const { items, totalItems } = await searchSubnames(db, {
+    parentNames,
+    labelSearch: query.labelSearch,
+    owner: query.owner,
+    metadata: query.metadata,
+    page: query.page,
+    size: query.size,
+  });
+  return { items, totalItems, page: query.page, size: query.size };
+}
+
+/**
+ * Deletes a subname under a parent the key may manage (403 otherwise; 404 when there is none) and records
+ * `subname.deleted` (the record as it was), in one transaction.
+ */
+export async function removeSubname(
+  { db }: OffchainDb,
+  events: EventRecorder,
+  apiKey: ApiKeyRow,
+  fullName: string,
+): Promise<void> {
+  assertKeyAllowsParent(apiKey, parentOf(fullName) ?? '');
+  const deleted = await db.transaction().execute(async (trx) => {
+    const row = await deleteSubname(trx, fullName);
+    if (row) await events.record(trx, [subnameEvent('subname.deleted', row)]);
+    return row;
+  });
+  if (!deleted) throw notFound(`named "${fullName}"`);
+}
