@@ -1,9 +1,4 @@
-import type {
-  CreateSubnameData,
-  OffchainSubname,
-  SearchSubnamesQuery,
-  SearchSubnamesResult,
-} from '@nrp/api';
+import type { CreateSubnameData, OffchainSubname, SearchSubnamesQuery, SearchSubnamesResult } from '@nrp/api';
 import { parentOf } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import { assertKeyAllowsParent } from './api-keys';
