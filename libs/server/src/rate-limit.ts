@@ -111,6 +111,8 @@ export function createRateLimiter(
   };
 }
 
+const NO_CACHE_PARAM = /[?&]noCache=(true|1)(&|$)/;
+
 /**
  * The limit on `noCache=true` requests, each of which bypasses a service's cache and reaches the chain: counted per
  * client IP across every route that names it; requests without `noCache` are not counted.
@@ -120,6 +122,7 @@ export function noCacheRateLimit(limitPerMinute: number): RateLimitSpec {
     name: 'no-cache',
     windowMs: 60_000,
     limit: limitPerMinute,
-    skip: (req) => req.query.noCache !== 'true' && req.query.noCache !== '1',
+    // The raw query string: Express parses `req.query` again on every read, and this runs before the schemas.
+    skip: (req) => !NO_CACHE_PARAM.test(req.url),
   };
 }
