@@ -171,17 +171,18 @@ export async function createMetadataService(
     }
   }
 
+  const routes = [
+    ...nonceRoutes(context),
+    ...profileRoutes(context),
+    ...token.routes,
+    ...avatarRoutes(context, avatars),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version: API_VERSION,
     description: `${description}\n\nBuild ${version}.`,
     logger,
-    routes: [
-      ...nonceRoutes(context),
-      ...profileRoutes(context),
-      ...token.routes,
-      ...avatarRoutes(context, avatars),
-    ],
+    routes,
     readiness,
     config,
     redis,
@@ -214,7 +215,7 @@ export async function createMetadataService(
     stopNonceSweeper,
     () => eventRelay.stop(),
   );
-  return { app, version, onShutdown, context };
+  return { app, version, onShutdown, routes, context };
 }
 
 export const createService: ServiceFactory<Config> = (config, logger) =>

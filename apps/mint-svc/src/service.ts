@@ -181,28 +181,29 @@ export async function buildService(
     };
   }
 
+  const routes = [
+    estimateRoute(ctx),
+    mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
+    ...listingRoutes(ctx),
+    nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
+    verifyMinterRoute(ctx),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version,
     description,
     logger,
-    routes: [
-      estimateRoute(ctx),
-      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
-      ...listingRoutes(ctx),
-      nonceRoute(ctx, config.NONCE_RATE_LIMIT_PER_MINUTE),
-      verifyMinterRoute(ctx),
-    ],
+    routes,
     readiness,
     config,
     redis,
     metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, version, onShutdown, ctx };
+  return { app, version, onShutdown, routes, ctx };
 }
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
-  const { app, onShutdown } = await buildService(config, logger);
-  return { app, version, onShutdown };
+  const { app, onShutdown, routes } = await buildService(config, logger);
+  return { app, version, onShutdown, routes };
 };

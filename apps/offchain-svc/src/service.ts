@@ -92,22 +92,23 @@ export const createService = async (
   const events = eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS);
 
   const metrics = createServiceMetrics(SERVICE_NAME);
+  const routes = [
+    ...subnameRoutes(db, events),
+    ...webhookRoutes(db, webhookSettings),
+    ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
+    ...gatewayRoutes(db, {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+      onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
+    }),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version,
     description,
     logger,
-    routes: [
-      ...subnameRoutes(db, events),
-      ...webhookRoutes(db, webhookSettings),
-      ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
-      ...gatewayRoutes(db, {
-        signerKey: config.GATEWAY_SIGNER_KEY,
-        ttlSeconds: config.GATEWAY_TTL_SECONDS,
-        rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
-        onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
-      }),
-    ],
+    routes,
     readiness,
     config,
     redis,
@@ -134,7 +135,7 @@ export const createService = async (
     () => deliveries.stop(),
     () => retention.stop(),
   );
-  return { app, version, onShutdown };
+  return { app, version, onShutdown, routes };
 };
 
 /** The factory shape `main.ts` and the dev stack use. */

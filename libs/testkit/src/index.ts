@@ -7,3 +7,5 @@ export * from './redis';
 export * from './dev-stack';
 export * from './ports';
 export * from './openapi';
+export * from './hostile-input';
+export * from './fingerprint';
