@@ -49,7 +49,8 @@ nonces, and avatar/header uploads authorised by Sign-In with Ethereum (EIP-4361)
 Choices where the contract is silent:
 - Nonces live NONCE_TTL_MS (5 min), are single-use, bound to the address and scope; \`expiresAt\` is Unix ms.
 - Sign-in failures are 401 with codes INVALID_SIGNATURE, INVALID_NONCE, EXPIRED_NONCE, NONCE_SCOPE_MISMATCH,
-  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271.
+  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271. The
+  message's domain is compared as \`host[:port]\`: a domain with user info (\`evil@localhost:3001\`) is DOMAIN_MISMATCH.
 - Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
   is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
