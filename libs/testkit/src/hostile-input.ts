@@ -53,6 +53,8 @@ export interface HostileFinding {
   request: string;
   status: number;
   problem: string;
+  /** fast-check's seed of the route's run: `seed` in the target replays it. */
+  seed: number;
 }
 
 export interface HostileTarget {
@@ -68,7 +70,7 @@ export interface HostileTarget {
   credentials?: Partial<Record<NonNullable<RouteDefinition['security']>, Record<string, string>>>;
   /** Known-good values of path parameters and body fields by name (`network: 'sepolia'`), mixed into generation. */
   knownValues?: Record<string, Json[]>;
-  /** fast-check runs per route; default 40. */
+  /** fast-check runs per route; default HOSTILE_INPUT_RUNS from the environment, else 25. */
   runsPerRoute?: number;
   seed?: number;
 }
@@ -598,7 +600,12 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
         if (problem) last = { req, answer, problem };
         return problem === undefined;
       }),
-      { numRuns: target.runsPerRoute ?? 40, seed: target.seed, endOnFailure: true, maxSkipsPerRun: 1 },
+      {
+        numRuns: target.runsPerRoute ?? (Number(process.env.HOSTILE_INPUT_RUNS) || 25),
+        seed: target.seed,
+        endOnFailure: true,
+        maxSkipsPerRun: 1,
+      },
     );
     if (result.failed && last) {
       findings.push({
@@ -607,6 +614,7 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
         request: describe(last.req),
         status: last.answer.status,
         problem: last.problem,
+        seed: result.seed,
       });
     }
   }
