@@ -70,7 +70,10 @@ export interface HostileTarget {
   credentials?: Partial<Record<NonNullable<RouteDefinition['security']>, Record<string, string>>>;
   /** Known-good values of path parameters and body fields by name (`network: 'sepolia'`), mixed into generation. */
   knownValues?: Record<string, Json[]>;
-  /** fast-check runs per route; default HOSTILE_INPUT_RUNS from the environment, else 25. */
+  /**
+   * fast-check runs per route (a request without an answer within 30 s is a finding); default HOSTILE_INPUT_RUNS
+   * from the environment, else 25.
+   */
   runsPerRoute?: number;
   seed?: number;
 }
@@ -531,6 +534,11 @@ function sendHostileRequest(baseUrl: string, req: HostileRequest): Promise<Answe
   });
 }
 
+/** An error's message; node:http's errors come from another realm under jest, so not `instanceof Error`. */
+function messageOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+}
+
 /** Why an answer breaks the rules, or undefined when it keeps them. */
 function violation(answer: Answer, stateChanged: boolean): string | undefined {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
@@ -586,18 +594,29 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
             return requestFor(route, mutated, pick.mutation, headers, pick.file);
           }),
       );
-    let last: { req: HostileRequest; answer: Answer; problem: string } | undefined;
+    let last: { req: HostileRequest; status: number; problem: string } | undefined;
     // The state before a request: unchanged after a 4xx that kept the rules, read again after anything else.
     let before: string | undefined;
     const result = await fc.check(
       fc.asyncProperty(request, async (req) => {
         before ??= await target.fingerprint();
-        const answer = await sendHostileRequest(target.url, req);
+        let answer: Answer;
+        try {
+          answer = await sendHostileRequest(target.url, req);
+        } catch (err) {
+          // A reset, a closed connection or no answer in time: the request broke something.
+          last = {
+            req,
+            status: 0,
+            problem: `no answer: ${messageOf(err)}`,
+          };
+          return false;
+        }
         const refused = answer.status >= 400 && answer.status < 500;
         const changed = refused && (await target.fingerprint()) !== before;
         if (!refused || changed) before = undefined;
         const problem = violation(answer, changed);
-        if (problem) last = { req, answer, problem };
+        if (problem) last = { req, status: answer.status, problem };
         return problem === undefined;
       }),
       {
@@ -612,7 +631,7 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
         operationId: route.operationId,
         mutation: last.req.mutation,
         request: describe(last.req),
-        status: last.answer.status,
+        status: last.status,
         problem: last.problem,
         seed: result.seed,
       });

@@ -73,6 +73,18 @@ describe('hostileInputFindings', () => {
       },
     }),
     defineRoute({
+      method: 'post',
+      path: '/hangs-up',
+      operationId: 'hangsUp',
+      summary: 'closes the connection on a long note',
+      body: z.object({ note: z.string() }),
+      responses: { 200: { description: 'ok' } },
+      handler: ({ body }, req, res) => {
+        if (body.note.length > 10) req.socket.destroy();
+        else res.json({ ok: true });
+      },
+    }),
+    defineRoute({
       method: 'get',
       path: '/plain-error',
       operationId: 'plainError',
@@ -106,7 +118,7 @@ describe('hostileInputFindings', () => {
   });
   afterAll(() => running.shutdown());
 
-  it('finds the 500, the write on a 4xx and the error that is not problem+json, and nothing on the sound route', async () => {
+  it('finds the 500, the write on a 4xx, the error that is not problem+json and the hang-up, nothing on the sound route', async () => {
     const findings = await hostileInputFindings({
       url: running.url,
       routes,
@@ -118,6 +130,7 @@ describe('hostileInputFindings', () => {
       throws: expect.stringMatching(/^answered 500/),
       writesThenRefuses: expect.stringMatching(/^a 409 \(TAKEN\) changed the stored state/),
       plainError: 'error with content type "text/plain; charset=utf-8"',
+      hangsUp: expect.stringMatching(/^no answer: socket hang up/),
     });
     // Generation reaches the handler with valid requests, not only refusals.
     expect(validCalls).toBeGreaterThan(0);

@@ -89,7 +89,9 @@ export const commonProblems = defineProblems({
   INVALID_INPUT: {
     status: 400,
     title: 'Invalid input',
-    hint: 'Fix the fields listed in `errors`; each names the parameter and what is wrong with it.',
+    hint:
+      'Fix the fields listed in `errors`; each names the parameter and what is wrong with it. No field accepts ' +
+      'U+0000 (NUL) or a value nested deeper than 32 levels.',
   },
   INVALID_NAME: {
     status: 400,
