@@ -118,7 +118,7 @@ describe('hostileInputFindings', () => {
   });
   afterAll(() => running.shutdown());
 
-  it('finds the 500, the write on a 4xx, the error that is not problem+json and the hang-up, nothing on the sound route', async () => {
+  it('finds the 500, the write on a 4xx, the error that is not problem+json and the hang-up; nothing on the sound route', async () => {
     const findings = await hostileInputFindings({
       url: running.url,
       routes,
