@@ -51,7 +51,8 @@ nonces, and avatar/header uploads authorised by Sign-In with Ethereum (EIP-4361)
 Choices where the contract is silent:
 - Nonces live NONCE_TTL_MS (5 min), are single-use, bound to the address and scope; \`expiresAt\` is Unix ms.
 - Sign-in failures are 401 with codes INVALID_SIGNATURE, INVALID_NONCE, EXPIRED_NONCE, NONCE_SCOPE_MISMATCH,
-  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271.
+  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271. The
+  message's domain is compared as \`host[:port]\`: a domain with user info (\`evil@localhost:3001\`) is DOMAIN_MISMATCH.
 - A message that lists Resources, or whose URI is under {PUBLIC_BASE_URL}/profile/, is bound: it must name the
   image of the request ({PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}) and, where its statement or a
   #fragment names one, the operation (upload or delete); otherwise 401 RESOURCE_MISMATCH. Bind every message.
@@ -173,6 +174,12 @@ export async function createMetadataService(
     }
   }
 
+  const routes = [
+    ...nonceRoutes(context),
+    ...profileRoutes(context),
+    ...tokenRoutes(context, avatars),
+    ...avatarRoutes(context, avatars),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version: API_VERSION,
@@ -180,12 +187,7 @@ export async function createMetadataService(
     logger,
     // Every route reads the database, the image routes blob storage: 503 SERVICE_UNAVAILABLE while one is down.
     everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
-    routes: [
-      ...nonceRoutes(context),
-      ...profileRoutes(context),
-      ...tokenRoutes(context, avatars),
-      ...avatarRoutes(context, avatars),
-    ],
+    routes,
     readiness,
     config,
     redis,
@@ -218,7 +220,7 @@ export async function createMetadataService(
     stopNonceSweeper,
     () => eventRelay.stop(),
   );
-  return { app, version, onShutdown, context };
+  return { app, version, onShutdown, routes, context };
 }
 
 export const createService: ServiceFactory<Config> = (config, logger) =>

@@ -31,8 +31,10 @@ export const SERVICE_NAME = 'mint-svc';
 const description = `Mint service: listings, estimates and EIP-712 signed mint parameters.
 
 - **Networks**: \`isTestnet=false\` (default) is mainnet (chain id 1), \`true\` is sepolia (11155111).
-- **Amounts** are wei as decimal strings (\`price\`, \`fee\`, listing prices); the estimate's ether numbers are the
-  nearest doubles to the exact amounts, which it also returns as \`estimatedPriceWei\`/\`estimatedFeeWei\`.
+- **Amounts** are wei as decimal strings (\`price\`, \`fee\`, listing prices): digits only, no sign, exponent,
+  fraction or leading zero, below 2^256 (\`1e3\`, \`1.5\`, \`-0\` are 400 before any sign-in check); the estimate's
+  ether numbers are the nearest doubles to the exact amounts, which it also returns as
+  \`estimatedPriceWei\`/\`estimatedFeeWei\`.
   \`price\` is the listing's yearly price for the label's length (code points) times \`expiryInYears\` (whole years,
   1 to 100); the fee is the fixed standard fee per mint, or a share (basis points, rounded down) of the price.
 - **Times**: \`expiry\` and \`signatureExpiry\` are Unix seconds; \`expiry\` is capped at the parent's expiry
@@ -183,6 +185,16 @@ export async function buildService(
     };
   }
 
+  const routes = [
+    estimateRoute(ctx),
+    mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
+    ...listingRoutes(ctx),
+    mintNonceRoute(ctx, {
+      ttlMs: config.NONCE_TTL_MS,
+      rateLimitPerMinute: config.NONCE_RATE_LIMIT_PER_MINUTE,
+    }),
+    verifyMinterRoute(ctx),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version,
@@ -190,26 +202,17 @@ export async function buildService(
     logger,
     // Every route reads the database: 503 SERVICE_UNAVAILABLE while it is down.
     everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
-    routes: [
-      estimateRoute(ctx),
-      mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
-      ...listingRoutes(ctx),
-      mintNonceRoute(ctx, {
-        ttlMs: config.NONCE_TTL_MS,
-        rateLimitPerMinute: config.NONCE_RATE_LIMIT_PER_MINUTE,
-      }),
-      verifyMinterRoute(ctx),
-    ],
+    routes,
     readiness,
     config,
     redis,
     metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, version, onShutdown, ctx };
+  return { app, version, onShutdown, routes, ctx };
 }
 
 export const createService: ServiceFactory<Config> = async (config, logger) => {
-  const { app, onShutdown } = await buildService(config, logger);
-  return { app, version, onShutdown };
+  const { app, onShutdown, routes } = await buildService(config, logger);
+  return { app, version, onShutdown, routes };
 };

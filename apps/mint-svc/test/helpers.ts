@@ -5,7 +5,7 @@ import type { Express } from 'express';
 import { listingInputSchema, type ListingInput } from '@nrp/api';
 import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
-import { createLogger, loadConfig } from '@nrp/server';
+import { createLogger, loadConfig, type RouteDefinition } from '@nrp/server';
 import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
 import type { DatabaseHandle } from '@nrp/db';
 import { configSchema, type Config } from '../src/config';
@@ -23,6 +23,7 @@ export interface MintTestEnv {
   controllerAddress: string;
   treasury: string;
   app: Express;
+  routes: RouteDefinition[];
   ctx: MintServiceContext;
   db: DatabaseHandle<MintDatabase>;
   /** Fake clock offset (ms) added to Date.now() by the service. */
@@ -55,7 +56,10 @@ export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}):
 }
 
 /** anvil + ENS + a MintController (treasury: anvil account 9) + the service on a test database. */
-export async function startMintTestEnv(extraEnv: Record<string, string> = {}): Promise<MintTestEnv> {
+export async function startMintTestEnv(
+  extraEnv:
+    Record<string, string> | ((chain: EnsChain, controllerAddress: string) => Record<string, string>) = {},
+): Promise<MintTestEnv> {
   const chain = await startEnsChain();
   try {
     const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, {
@@ -78,7 +82,7 @@ export async function startMintTestEnv(extraEnv: Record<string, string> = {}): P
       serviceEnv(chain, {
         SEPOLIA_MINT_CONTROLLER: controllerAddress,
         TREASURY_ADDRESS: treasury,
-        ...extraEnv,
+        ...(typeof extraEnv === 'function' ? extraEnv(chain, controllerAddress) : extraEnv),
       }),
     );
     const db = await createTestDatabase<MintDatabase>();
@@ -94,6 +98,7 @@ export async function startMintTestEnv(extraEnv: Record<string, string> = {}): P
       controllerAddress,
       treasury,
       app: instance.app,
+      routes: instance.routes,
       ctx: instance.ctx,
       db,
       clock,

@@ -284,6 +284,38 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         .expect(200);
     });
 
+    it.each(['AAAA', '1.5', '1e3', '-0', ' 1', '0x10'])(
+      'an amount %j in any wei field is a 400 naming each, before the signature is looked at',
+      async (amount) => {
+        const res = await request(env.app)
+          .put(listingPath('sepolia', 'shop.eth'))
+          .send({
+            siweMessage: 'not even a sign-in message',
+            siweSignature: '0x00',
+            address: owner.address,
+            listing: {
+              basePriceWei: amount,
+              lengthPrices: [{ length: 3, priceWei: amount }],
+              tokenGate: {
+                standard: 'erc1155',
+                contract: owner.address,
+                tokenId: amount,
+                minBalance: amount,
+              },
+            },
+          })
+          .expect(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.body.code).toBe('INVALID_INPUT');
+        expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+          'body.listing.basePriceWei',
+          'body.listing.lengthPrices.0.priceWei',
+          'body.listing.tokenGate.minBalance',
+          'body.listing.tokenGate.tokenId',
+        ]);
+      },
+    );
+
     it('the owner removes its listing; minting stops; a second DELETE is 404', async () => {
       const signed = await signIn(env.app, owner, { scope: 'listing' });
       const res = await request(env.app).delete(listingPath('sepolia', 'shop.eth')).send(signed).expect(200);

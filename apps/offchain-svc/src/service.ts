@@ -93,6 +93,17 @@ export const createService = async (
   const events = eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS);
 
   const metrics = createServiceMetrics(SERVICE_NAME);
+  const routes = [
+    ...subnameRoutes(db, events),
+    ...webhookRoutes(db, webhookSettings),
+    ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
+    ...gatewayRoutes(db, {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+      onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
+    }),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version,
@@ -100,17 +111,7 @@ export const createService = async (
     logger,
     // Every route reads the database: 503 SERVICE_UNAVAILABLE while it is down.
     everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],
-    routes: [
-      ...subnameRoutes(db, events),
-      ...webhookRoutes(db, webhookSettings),
-      ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
-      ...gatewayRoutes(db, {
-        signerKey: config.GATEWAY_SIGNER_KEY,
-        ttlSeconds: config.GATEWAY_TTL_SECONDS,
-        rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
-        onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
-      }),
-    ],
+    routes,
     readiness,
     config,
     redis,
@@ -137,7 +138,7 @@ export const createService = async (
     () => deliveries.stop(),
     () => retention.stop(),
   );
-  return { app, version, onShutdown };
+  return { app, version, onShutdown, routes };
 };
 
 /** The factory shape `main.ts` and the dev stack use. */

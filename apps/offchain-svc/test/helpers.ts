@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers';
 import type { Express } from 'express';
-import { createLogger, loadConfig } from '@nrp/server';
+import { createLogger, loadConfig, type RouteDefinition } from '@nrp/server';
 // Deep import: only the database helper, not the whole testkit.
 import { createTestDatabase } from '@nrp/testkit/src/database';
 import { configSchema } from '../src/config';
@@ -11,6 +11,7 @@ import { createService } from '../src/service';
 
 export interface TestService {
   app: Express;
+  routes: RouteDefinition[];
   db: OffchainDb;
   /** Issues a real key through the same code the operator CLI uses. */
   keyFor(...parents: string[]): Promise<string>;
@@ -27,6 +28,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const instance = await createService(config, createLogger('offchain-test', 'silent'), { db });
   return {
     app: instance.app,
+    routes: instance.routes,
     db,
     keyFor: async (...parents) => (await issueApiKey(db, parents)).key,
     close: async () => {

@@ -367,6 +367,34 @@ describe('webhooks', () => {
     await request(svc.app).delete(`/api/v1/webhooks/${hook.id}`).set('x-auth-token', key).expect(204);
   });
 
+  it('stores an event time with any offset ISO 8601 allows (up to ±23:59; PostgreSQL takes ±15:59) in UTC, from year 1', async () => {
+    const hook = await subscribe(svc, key, receiver.url, ['mint.signed']);
+    const occurredAt = '2026-11-22T10:00:00+22:02';
+    const event = { id: randomUUID(), type: 'mint.signed', parentName: 'hooks.eth', occurredAt, data: {} };
+    const res = await request(svc.app)
+      .post('/internal/v1/events')
+      .set('authorization', `Bearer ${INGEST_TOKEN}`)
+      .send({ events: [event] })
+      .expect(202);
+    expect(res.body).toEqual({ received: 1, stored: 1 });
+    const row = await svc.db.db
+      .selectFrom('offchain_events')
+      .select('occurred_at')
+      .where('id', '=', event.id)
+      .executeTakeFirstOrThrow();
+    expect(new Date(row.occurred_at).toISOString()).toBe(new Date(occurredAt).toISOString());
+    // Year 0 exists in ISO 8601 but not in PostgreSQL: a 400, also when only the offset takes the time there.
+    for (const yearZero of ['0000-02-29T19:19:45Z', '0001-01-01T00:30:00+01:00']) {
+      const refused = await request(svc.app)
+        .post('/internal/v1/events')
+        .set('authorization', `Bearer ${INGEST_TOKEN}`)
+        .send({ events: [{ ...event, id: randomUUID(), occurredAt: yearZero }] })
+        .expect(400);
+      expect(refused.body.errors[0].path).toBe('body.events.0.occurredAt');
+    }
+    await request(svc.app).delete(`/api/v1/webhooks/${hook.id}`).set('x-auth-token', key).expect(204);
+  });
+
   it('a revoked key’s webhooks receive nothing', async () => {
     const revocable = await svc.keyFor('hooks.eth');
     const hook = await subscribe(svc, revocable, receiver.url, ['subname.created']);

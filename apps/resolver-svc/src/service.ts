@@ -76,17 +76,18 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
   };
 
+  const routes = [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()];
   const app = createApp({
     service: SERVICE_NAME,
     version,
     description,
     logger,
-    routes: [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()],
+    routes,
     readiness,
     config,
     redis,
     metrics,
   });
   onShutdown.unshift(async () => resolution.destroy());
-  return { app, version, onShutdown };
+  return { app, version, onShutdown, routes };
 };

@@ -16,7 +16,8 @@ export type MintNetwork = z.output<typeof mintNetworkSchema>;
 export const weiString = z
   .string()
   .regex(/^(0|[1-9]\d{0,77})$/, 'must be a whole number of wei as a decimal string')
-  .refine((v) => BigInt(v) < 2n ** 256n, 'must fit in uint256')
+  // zod runs refinements after a failed regex too (the issue is not fatal): BigInt must only see digits.
+  .refine((v) => !/^\d+$/.test(v) || BigInt(v) < 2n ** 256n, 'must fit in uint256')
   .meta({ description: 'Amount in wei, decimal string.', example: '1000000000000000' });
 
 /** One ENS label (no dots), normalised with ENSIP-15. */

@@ -123,7 +123,10 @@ export const platformEventSchema = z.object({
     .min(1)
     .max(255)
     .meta({ description: 'Normalised parent name: webhooks of keys for it receive the event.' }),
-  occurredAt: z.iso.datetime({ offset: true }),
+  // PostgreSQL has no year 0 (1 BC); ISO 8601 strings with an offset may land there in UTC.
+  occurredAt: z.iso
+    .datetime({ offset: true })
+    .refine((v) => new Date(v).getUTCFullYear() >= 1, 'must be in year 1 or later (UTC)'),
   data: z.record(z.string(), z.unknown()),
 });
 

@@ -43,7 +43,7 @@ export interface VerifiedSignIn {
   signatureKind: SignatureKind;
 }
 
-/** `host[:port]`, lower-case, from a domain or a URL-ish configured value; user info is dropped. */
+/** `host[:port]`, lower-case, from a domain or a URL-ish configured value; user info is dropped (a message's domain with user info is refused before). */
 export function normalizeDomain(value: string): string {
   let authority = value.trim().toLowerCase();
   const scheme = authority.indexOf('://');
@@ -75,6 +75,14 @@ export async function verifySignIn(input: SignInInput, ctx: SignInContext): Prom
     );
   }
 
+  // EIP-4361's domain is an RFC 3986 authority, so `evil@localhost:3001` parses; a wallet shows the user info
+  // first, and the host after the `@` is not what the user reads as the requesting site.
+  if (message.domain.includes('@')) {
+    fail(
+      authProblems.DOMAIN_MISMATCH,
+      `The message's domain "${message.domain}" carries user info: only host[:port] is accepted.`,
+    );
+  }
   if (ctx.binding) checkSignInBinding(message, ctx.binding);
 
   const domain = normalizeDomain(message.domain);

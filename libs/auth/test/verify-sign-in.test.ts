@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '@nrp/db';
 import { ProblemError } from '@nrp/validation';
 import {
   createNonceStore,
+  parseSignInMessage,
   verifySignIn,
   type NonceTables,
   type PgNonceStore,
@@ -230,6 +231,13 @@ describe('DOMAIN_MISMATCH', () => {
     await expectProblem(verifySignIn(wrongPort, withPort), 'DOMAIN_MISMATCH');
     const noPort = await signedRequest({ domain: 'localhost' });
     await expectProblem(verifySignIn(noPort, withPort), 'DOMAIN_MISMATCH');
+  });
+
+  it('refuses a domain with user info, whose host is an accepted domain, and leaves the nonce usable', async () => {
+    const withPort = { ...ctx, domains: ['localhost:3001'] };
+    const request = await signedRequest({ domain: 'evil@localhost:3001' });
+    await expectProblem(verifySignIn(request, withPort), 'DOMAIN_MISMATCH', /carries user info/);
+    await expectNonceStillUsable(parseSignInMessage(request.message).nonce);
   });
 
   it('compares case-insensitively and accepts a configured URL', async () => {

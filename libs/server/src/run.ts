@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { clientErrorHandler } from './client-error';
 import { ConfigError } from './config';
 import type { Logger } from './logger';
 
@@ -28,6 +29,7 @@ export async function runService(options: RunOptions): Promise<RunningService> {
     const s = app.listen(options.port, options.host, () => resolve(s));
     s.once('error', reject);
   });
+  server.on('clientError', clientErrorHandler(logger));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;

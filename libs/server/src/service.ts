@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { z } from 'zod';
 import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import type { RouteDefinition } from './route';
 import { exitOnStartupError, runService, type RunningService } from './run';
 
 /** What a service's factory builds from its config: the app, its build version and what must be closed when it stops. */
@@ -10,6 +11,8 @@ export interface ServiceInstance {
   /** The service package's version, logged at start. */
   version: string;
   onShutdown: Array<() => Promise<void>>;
+  /** The routes the app serves (besides the shared endpoints), for tests that exercise every one. */
+  routes: RouteDefinition[];
 }
 
 export type ServiceFactory<C extends BaseConfig> = (config: C, logger: Logger) => Promise<ServiceInstance>;

@@ -534,3 +534,19 @@ export async function startEnsChain(opts: AnvilOptions = {}): Promise<EnsChain> 
     throw err;
   }
 }
+
+/**
+ * `MAINNET_*` variables naming the test chain and its ENS contracts, for tests whose requests may choose mainnet
+ * (generated input): the service then answers from the test chain instead of trying a public node.
+ */
+export function mainnetOnTestChain(chain: EnsChain): Record<string, string> {
+  const c = chain.contracts;
+  return {
+    MAINNET_RPC_URL: chain.anvil.rpcUrl,
+    MAINNET_ENS_REGISTRY: c.ensRegistry,
+    MAINNET_NAME_WRAPPER: c.nameWrapper,
+    MAINNET_PUBLIC_RESOLVER: c.publicResolver,
+    MAINNET_REVERSE_REGISTRAR: c.reverseRegistrar,
+    MAINNET_UNIVERSAL_RESOLVER: c.universalResolver,
+  };
+}

@@ -15,3 +15,5 @@ export * from './redis-server';
 export * from './fault-tools';
 export * from './postgres-server';
 export * from './until';
+export * from './hostile-input';
+export * from './fingerprint';

@@ -89,7 +89,9 @@ export const commonProblems = defineProblems({
   INVALID_INPUT: {
     status: 400,
     title: 'Invalid input',
-    hint: 'Fix the fields listed in `errors`; each names the parameter and what is wrong with it.',
+    hint:
+      'Fix the fields listed in `errors`; each names the parameter and what is wrong with it. No field accepts ' +
+      'U+0000 (NUL) or a value nested deeper than 32 levels.',
   },
   INVALID_NAME: {
     status: 400,
@@ -111,7 +113,17 @@ export const commonProblems = defineProblems({
     title: 'Not allowed',
     hint: 'The credential is valid but does not allow this operation on this resource.',
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    title: 'Malformed HTTP request',
+    hint: 'The request is not valid HTTP/1.1 (request line, headers or chunked body); the connection is closed.',
+  },
   NOT_FOUND: { status: 404, title: 'Not found', hint: 'Check the path against /openapi.json.' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: 'Request timeout',
+    hint: 'The request headers or body did not arrive in time; send the whole request promptly.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: 'Request body too large',
@@ -121,6 +133,11 @@ export const commonProblems = defineProblems({
     status: 415,
     title: 'Unsupported media type',
     hint: 'Send the content type the operation documents.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    title: 'Request header fields too large',
+    hint: 'The request line and headers together must stay under 16 KB; send a shorter URL or fewer cookies.',
   },
   RATE_LIMITED: {
     status: 429,

@@ -35,28 +35,75 @@ export interface RequestSchemas {
   body?: z.ZodType;
 }
 
-/** The request's params, query and body parsed by their schemas, or the one 400 problem naming every bad field. */
+/** Deeper request values are refused before any schema (or a recursive walk) sees them. */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * What no field accepts, whatever its schema says: U+0000 in keys or strings (PostgreSQL text and jsonb cannot
+ * store it), and nesting deeper than MAX_INPUT_DEPTH (a recursive parser or serialiser would overflow the stack).
+ * Walks without recursion, and stops at the first ten findings.
+ */
+function unacceptableValues(root: unknown, part: RequestPart): FieldError[] {
+  const found: FieldError[] = [];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [
+    { value: root, path: part, depth: 0 },
+  ];
+  while (stack.length > 0 && found.length < 10) {
+    const { value, path, depth } = stack.pop() as (typeof stack)[number];
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) found.push({ path, message: 'must not contain U+0000 (NUL)' });
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      found.push({ path, message: `must not be nested deeper than ${MAX_INPUT_DEPTH} levels` });
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000'))
+        found.push({ path, message: 'must not have a key containing U+0000 (NUL)' });
+      stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+    }
+  }
+  return found;
+}
+
+/**
+ * The request's params, query and body parsed by their schemas, or the one 400 problem naming every bad field
+ * (schema failures and values no field accepts).
+ */
 export function parseRequest(
   schemas: RequestSchemas,
   req: Pick<Request, RequestPart>,
 ): Record<RequestPart, unknown> {
   const input: Record<RequestPart, unknown> = { params: {}, query: {}, body: undefined };
   let issues: Array<{ part: RequestPart; error: z.ZodError }> | undefined;
+  let refused: FieldError[] | undefined;
   for (const part of REQUEST_PARTS) {
     const schema = schemas[part];
     if (!schema) continue;
+    const unacceptable = unacceptableValues(req[part], part);
+    if (unacceptable.length > 0) (refused ??= []).push(...unacceptable);
     const result = schema.safeParse(req[part] ?? {});
     if (result.success) input[part] = result.data;
     else (issues ??= []).push({ part, error: result.error });
   }
-  if (issues) throw requestProblem(issues);
+  if (issues || refused) throw requestProblem(issues ?? [], refused ?? []);
   return input;
 }
 
-/** One 400 for every bad field of the request: INVALID_NAME only when every failure is a name failure. */
-function requestProblem(issues: Array<{ part: RequestPart; error: z.ZodError }>): ProblemError {
-  const errors = issues.flatMap(({ part, error }) => fieldErrors(part, error));
-  const onlyNames = issues.every(({ error }) => error.issues.every(isNameIssue));
+/**
+ * One 400 for every bad field of the request (`refused`: values no field accepts, reported where the schema did
+ * not already fail): INVALID_NAME only when every failure is a name failure.
+ */
+function requestProblem(
+  issues: Array<{ part: RequestPart; error: z.ZodError }>,
+  refused: FieldError[] = [],
+): ProblemError {
+  const schemaErrors = issues.flatMap(({ part, error }) => fieldErrors(part, error));
+  const more = refused.filter((e) => !schemaErrors.some((s) => s.path === e.path));
+  const errors = [...schemaErrors, ...more];
+  const onlyNames = more.length === 0 && issues.every(({ error }) => error.issues.every(isNameIssue));
   const def = onlyNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
   return new ProblemError(def, errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
 }

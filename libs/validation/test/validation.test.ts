@@ -7,6 +7,7 @@ import {
   defineProblems,
   ensName,
   ethAddress,
+  MAX_INPUT_DEPTH,
   notFoundHandler,
   parsePart,
   ProblemError,
@@ -97,6 +98,44 @@ describe('parseRequest', () => {
     const mixed = await request(server).post('/x/bad..eth?fresh=maybe').send({ size: 1 }).expect(400);
     expect(mixed.body.code).toBe('INVALID_INPUT');
     expect(mixed.body.errors.map((e: { path: string }) => e.path)).toEqual(['params.name', 'query.fresh']);
+  });
+
+  it('refuses U+0000 anywhere (PostgreSQL cannot store it), even where the schema takes anything', async () => {
+    const open = app({ body: z.object({ data: z.record(z.string(), z.unknown()) }) });
+    const value = await request(open)
+      .post('/x/demo.eth')
+      .send({ data: { note: ['fine', 'a\u0000b'] } })
+      .expect(400);
+    expect(value.body.errors).toEqual([
+      { path: 'body.data.note.1', message: 'must not contain U+0000 (NUL)' },
+    ]);
+    const key = await request(open)
+      .post('/x/demo.eth')
+      .send({ data: { 'k\u0000': 1 } })
+      .expect(400);
+    expect(key.body.errors[0]).toEqual({
+      path: 'body.data',
+      message: 'must not have a key containing U+0000 (NUL)',
+    });
+    const param = await request(server).post('/x/de%00mo.eth?fresh=maybe').send({ size: 1 }).expect(400);
+    expect(param.body.code).toBe('INVALID_INPUT');
+    expect(param.body.errors.map((e: { path: string }) => e.path)).toEqual(['params.name', 'query.fresh']);
+  });
+
+  it(`refuses values nested deeper than ${MAX_INPUT_DEPTH} levels, and takes ${MAX_INPUT_DEPTH}`, async () => {
+    const open = app({ body: z.object({ data: z.unknown() }) });
+    const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : [nested(depth - 1)]);
+    // body → data is 1 level, so data may hold MAX_INPUT_DEPTH - 1 more.
+    await request(open)
+      .post('/x/demo.eth')
+      .send({ data: nested(MAX_INPUT_DEPTH - 1) })
+      .expect(200);
+    const deep = await request(open)
+      .post('/x/demo.eth')
+      .set('content-type', 'application/json')
+      .send(`{"data":${'['.repeat(10_000)}${']'.repeat(10_000)}}`)
+      .expect(400);
+    expect(deep.body.errors[0].message).toBe(`must not be nested deeper than ${MAX_INPUT_DEPTH} levels`);
   });
 
   it('parsePart throws the 400 problem for one part', () => {

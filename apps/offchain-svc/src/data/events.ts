@@ -19,7 +19,8 @@ export async function recordEvents(
       id: e.id,
       type: e.type,
       parent_name: e.parentName,
-      occurred_at: e.occurredAt,
+      // As UTC: an ISO offset may run to ±23:59, PostgreSQL refuses any beyond ±15:59.
+      occurred_at: new Date(e.occurredAt).toISOString(),
       data: e.data,
     })),
   );

@@ -1,0 +1,52 @@
+import { createLogger, runService, type RunningService } from '@nrp/server';
+import { databaseFingerprint, hostileInputFindings, mainnetOnTestChain } from '@nrp/testkit';
+import { accountAt, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
+
+// Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
+describe('mint-svc under hostile input', () => {
+  let env: MintTestEnv;
+  let running: RunningService;
+
+  beforeAll(async () => {
+    // Without isTestnet a request is for mainnet: here that is the same test chain, never a public endpoint.
+    env = await startMintTestEnv((chain, controllerAddress) => ({
+      ...mainnetOnTestChain(chain),
+      MAINNET_BASE_REGISTRAR: chain.contracts.baseRegistrar,
+      MAINNET_MINT_CONTROLLER: controllerAddress,
+    }));
+    running = await runService({
+      app: env.app,
+      port: 0,
+      host: '127.0.0.1',
+      logger: createLogger('hostile', 'silent'),
+      graceMs: 1000,
+      handleSignals: false,
+    });
+    await env.chain.ens.registerEthName('shop', accountAt(env.chain, 1).address);
+    await listDirect(env, 'shop.eth', { paymentReceiver: accountAt(env.chain, 1).address });
+  }, 120_000);
+
+  afterAll(async () => {
+    await running.shutdown();
+    await env.stop();
+  });
+
+  it('answers every route below 500, with problem+json for every error, and writes nothing on a 4xx', async () => {
+    const findings = await hostileInputFindings({
+      url: running.url,
+      routes: env.routes,
+      fingerprint: databaseFingerprint(env.db.db),
+      knownValues: {
+        network: ['sepolia'],
+        isTestnet: [true, 'true'],
+        parentName: ['shop.eth'],
+        label: ['alice', 'bob'],
+        address: [accountAt(env.chain, 1).address],
+        owner: [accountAt(env.chain, 2).address],
+        minterAddress: [accountAt(env.chain, 2).address],
+        scope: ['listing', 'minter'],
+      },
+    });
+    expect(findings).toEqual([]);
+  }, 120_000);
+});

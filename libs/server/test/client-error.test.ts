@@ -1,0 +1,100 @@
+import net from 'node:net';
+import { createApp, createLogger, runService, type RunningService } from '../src';
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Writes `raw` on a fresh TCP connection and reads until the server closes it. */
+function rawRequest(url: string, raw: string | Buffer): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.end(raw);
+  });
+}
+
+describe("Node's HTTP parser errors answer problem+json", () => {
+  let running: RunningService;
+
+  beforeAll(async () => {
+    const logger = createLogger('test', 'silent');
+    const app = createApp({
+      service: 'client-error-test',
+      version: '0.0.0',
+      description: '',
+      logger,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
+      routes: [],
+    });
+    running = await runService({
+      app,
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      graceMs: 1000,
+      handleSignals: false,
+    });
+  });
+  afterAll(() => running.shutdown());
+
+  function expectProblem(answer: RawAnswer, status: number, code: string): void {
+    expect(answer.status).toBe(status);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(answer.headers.connection).toBe('close');
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expect(JSON.parse(answer.body)).toMatchObject({ status, code, type: `/docs/errors#${code}` });
+  }
+
+  it('a URL over 16 KB is 431 HEADERS_TOO_LARGE', async () => {
+    const answer = await rawRequest(
+      running.url,
+      `GET /health?pad=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expectProblem(answer, 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('headers over 16 KB are 431 HEADERS_TOO_LARGE', async () => {
+    const cookie = `Cookie: ${'c=1; '.repeat(4000)}\r\n`;
+    const answer = await rawRequest(running.url, `GET /health HTTP/1.1\r\nHost: x\r\n${cookie}\r\n`);
+    expectProblem(answer, 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it.each([
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n'],
+    ['a header without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
+    ['a broken chunked body', 'POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    [
+      'both Content-Length and chunked',
+      'POST /h HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+  ])('%s is 400 MALFORMED_REQUEST', async (_what, raw) => {
+    expectProblem(await rawRequest(running.url, raw), 400, 'MALFORMED_REQUEST');
+  });
+
+  it('the server goes on serving after each of them', async () => {
+    const answer = await rawRequest(
+      running.url,
+      'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('"status":"ok"');
+  });
+});

@@ -1,0 +1,666 @@
+/**
+ * Property-based hostile input for every route of a running service: requests generated from the routes' zod
+ * schemas (through their JSON Schema), then mutated the way an attacker would (wrong types, huge and unicode
+ * strings, `__proto__` keys, deep nesting, path traversal, `1e3`/`NaN`/`-0`, missing and extra fields, broken
+ * bodies), sent over real HTTP. Each answer must be below 500, an error must be problem+json with its own status,
+ * and a 4xx must leave the service's state (`fingerprint`) as it was.
+ */
+import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
+import { z } from 'zod';
+import type { RouteDefinition } from '@nrp/server';
+
+type JsonSchema = {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  $ref?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  items?: JsonSchema;
+  prefixItems?: JsonSchema[];
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  $defs?: Record<string, JsonSchema>;
+};
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** One request, before it is encoded. `rawBody` replaces the JSON encoding of `body` (broken documents). */
+interface HostileRequest {
+  method: RouteDefinition['method'];
+  path: string;
+  query: Array<[string, string]>;
+  headers: Record<string, string>;
+  body?: Json;
+  rawBody?: string;
+  /** Sent as multipart/form-data fields (routes whose body is multipart), with a file part of these bytes. */
+  multipartFile?: Uint8Array;
+  mutation: string;
+}
+
+export interface HostileFinding {
+  operationId: string;
+  mutation: string;
+  request: string;
+  status: number;
+  problem: string;
+  /** fast-check's seed of the route's run: `seed` in the target replays it. */
+  seed: number;
+}
+
+export interface HostileTarget {
+  /** Base URL of the running service. */
+  url: string;
+  routes: RouteDefinition[];
+  /**
+   * A digest of everything a request could write (database rows, stored blobs): compared before and after every
+   * answer of 400 to 499. Use `databaseFingerprint`.
+   */
+  fingerprint: () => Promise<string>;
+  /** Valid credential headers by the routes' `security` (an API key, the ingest token): sent with half the requests. */
+  credentials?: Partial<Record<NonNullable<RouteDefinition['security']>, Record<string, string>>>;
+  /** Known-good values of path parameters and body fields by name (`network: 'sepolia'`), mixed into generation. */
+  knownValues?: Record<string, Json[]>;
+  /**
+   * fast-check runs per route (a request without an answer within 30 s is a finding); default HOSTILE_INPUT_RUNS
+   * from the environment, else 25.
+   */
+  runsPerRoute?: number;
+  seed?: number;
+}
+
+const MAX_ARRAY = 4;
+/** Under Node's 16 KB header limit, so an overlong URL is a mutation of its own (see libs/server client-error). */
+const MAX_URL_LENGTH = 12_000;
+
+function resolveRef(root: JsonSchema, ref: string): JsonSchema {
+  const id = ref.replace('#/$defs/', '');
+  return root.$defs?.[id] ?? {};
+}
+
+function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
+  if (schema.pattern) {
+    try {
+      return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= 2048);
+    } catch {
+      // A pattern fast-check cannot invert: fall back to plain strings.
+    }
+  }
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.min(schema.maxLength ?? 64, Math.max(minLength, 64));
+  return fc.string({ minLength, maxLength });
+}
+
+/** Values that satisfy (most of) a JSON Schema; refinements zod could not express are left to the mutations. */
+function valueOf(
+  schema: JsonSchema,
+  root: JsonSchema,
+  known: Record<string, Json[]>,
+  depth = 0,
+): fc.Arbitrary<Json> {
+  if (schema.$ref) return valueOf(resolveRef(root, schema.$ref), root, known, depth + 1);
+  if (depth > 6) return fc.constant(null);
+  if (schema.const !== undefined) return fc.constant(schema.const as Json);
+  if (schema.enum) return fc.constantFrom(...(schema.enum as Json[]));
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives?.length) return fc.oneof(...alternatives.map((s) => valueOf(s, root, known, depth + 1)));
+  if (schema.allOf?.length) return valueOf(schema.allOf[0] ?? {}, root, known, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string':
+      return stringOf(schema);
+    case 'integer':
+      return fc.integer({
+        min: Math.max(schema.minimum ?? -1e6, Number.MIN_SAFE_INTEGER),
+        max: Math.min(schema.maximum ?? 1e6, Number.MAX_SAFE_INTEGER),
+      });
+    case 'number':
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      if (schema.prefixItems)
+        return fc.tuple(...schema.prefixItems.map((s) => valueOf(s, root, known, depth + 1)));
+      return fc.array(valueOf(schema.items ?? {}, root, known, depth + 1), {
+        minLength: Math.min(schema.minItems ?? 0, MAX_ARRAY),
+        maxLength: Math.max(
+          Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY),
+          Math.min(schema.minItems ?? 0, MAX_ARRAY),
+        ),
+      });
+    case 'object': {
+      const properties = schema.properties ?? {};
+      const required = new Set(schema.required ?? []);
+      const shape: Record<string, fc.Arbitrary<Json>> = {};
+      for (const [key, property] of Object.entries(properties)) {
+        const generated = valueOf(property, root, known, depth + 1);
+        const good = known[key];
+        shape[key] = good?.length
+          ? fc.oneof({ arbitrary: fc.constantFrom(...good), weight: 3 }, { arbitrary: generated, weight: 1 })
+          : generated;
+      }
+      return fc.record(shape, {
+        requiredKeys: [...required].filter((k) => k in shape),
+      }) as fc.Arbitrary<Json>;
+    }
+    default:
+      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
+  }
+}
+
+function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+function partOf(schema: z.ZodType | undefined, known: Record<string, Json[]>): fc.Arbitrary<Json> {
+  if (!schema) return fc.constant({});
+  const json = jsonSchemaOf(schema);
+  return valueOf(json, json, known);
+}
+
+/** Strings and numbers that break parsers, converters and file paths. */
+const hostileScalar: fc.Arbitrary<Json> = fc.oneof(
+  fc.constantFrom<Json>(
+    '1e3',
+    '1.5',
+    '-0',
+    'NaN',
+    'Infinity',
+    '-1',
+    '0x10',
+    'AAAA',
+    '',
+    ' ',
+    'null',
+    'true',
+    '__proto__',
+    'constructor',
+    '../../../../etc/passwd',
+    '..%2f..%2f..%2fetc%2fpasswd',
+    '..\\..\\windows\\win.ini',
+    '/dev/zero',
+    '%00',
+    '\u0000',
+    '\u202e\u0041\u0042',
+    '\ud83d\ude00\u200d\ud83d\udc69',
+    '\ufeffdemo.eth',
+    'ǅemo.eth',
+    'x'.repeat(70_000),
+    '9'.repeat(400),
+    "'; DROP TABLE x; --",
+    '{"$gt":""}',
+    '<script>alert(1)</script>',
+    -0,
+    1e308,
+    -1e308,
+    2 ** 53 + 1,
+    -1,
+    0.1,
+    1e3,
+    true,
+    false,
+    null,
+    [],
+    {},
+  ),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', minLength: 3000, maxLength: 5000 }),
+  fc.integer(),
+  fc.double(),
+);
+
+/** The members the `pollute` mutation tries to put on a prototype. */
+const POLLUTION_MARKERS = ['polluted', 'isAdmin'];
+
+/** Members attackers add to confuse merges and lookups (`pollute` adds the prototype payloads). */
+const hostileMember: fc.Arbitrary<[string, Json]> = fc.tuple(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'extra'),
+  hostileScalar,
+);
+
+function deepNesting(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+/** Sets `obj[key]` as an own member even for `__proto__`. */
+function withMember(obj: { [key: string]: Json }, key: string, value: Json): { [key: string]: Json } {
+  const copy: { [key: string]: Json } = {};
+  for (const [k, v] of Object.entries(obj))
+    Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
+/** Every path to a value inside `value` (the root included). */
+function pathsOf(value: Json, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  const out: Array<Array<string | number>> = [prefix];
+  if (Array.isArray(value)) value.forEach((v, i) => out.push(...pathsOf(v, [...prefix, i])));
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) out.push(...pathsOf(v, [...prefix, k]));
+  return out;
+}
+
+function replaceAt(value: Json, path: Array<string | number>, replacement: Json | undefined): Json {
+  if (path.length === 0) return replacement ?? null;
+  const [head, ...rest] = path;
+  if (Array.isArray(value) && typeof head === 'number') {
+    const copy = [...value];
+    if (rest.length === 0 && replacement === undefined) copy.splice(head, 1);
+    else copy[head] = replaceAt(copy[head] ?? null, rest, replacement);
+    return copy;
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && head !== undefined) {
+    const key = String(head);
+    const copy = withMember(value, key, null);
+    if (rest.length === 0 && replacement === undefined) {
+      delete copy[key];
+      return copy;
+    }
+    return withMember(copy, key, replaceAt(value[key] ?? null, rest, replacement));
+  }
+  return value;
+}
+
+type Part = 'params' | 'query' | 'body';
+interface Parts {
+  params: Json;
+  query: Json;
+  body: Json;
+}
+
+/** The request parts a route validates; a route without schemas still gets a (mutated) query. */
+function partsOf(route: RouteDefinition): Part[] {
+  const parts = (['params', 'query', 'body'] as const).filter((p) => route[p] !== undefined);
+  return parts.length > 0 ? parts : ['query'];
+}
+
+const BODY_MUTATIONS = new Set(['deepNesting', 'rawNumber', 'brokenJson', 'wrongContentType']);
+
+/** Mutations that change something this route reads: body and query ones only where the route reads them. */
+function mutationsFor(route: RouteDefinition): string[] {
+  return Object.keys(mutations).filter(
+    (name) =>
+      (route.body !== undefined || !BODY_MUTATIONS.has(name)) &&
+      (route.query !== undefined || name !== 'duplicateQuery'),
+  );
+}
+
+/** A mutation of a generated request: its name, and the change. */
+type Mutation = (
+  parts: Parts,
+  pick: { part: Part; index: number; scalar: Json; member: [string, Json] },
+) => {
+  parts: Parts;
+  rawBody?: string;
+  contentType?: string;
+  /** Repeats the query parameter at this index (modulo the count). */
+  duplicateQuery?: number;
+  note: string;
+};
+
+function pathIn(parts: Parts, part: Part, index: number): Array<string | number> {
+  const paths = pathsOf(parts[part]).filter((p) => p.length > 0);
+  return paths[index % Math.max(paths.length, 1)] ?? [];
+}
+
+/** `parts` with `member` added to one of the objects of a request part (`index` picks which). */
+function addMember(
+  parts: Parts,
+  { part, index }: { part: Part; index: number },
+  member: [string, Json],
+): ReturnType<Mutation> {
+  const objectPaths = pathsOf(parts[part]).filter((p) => {
+    let v: Json = parts[part];
+    for (const k of p) v = (v as Record<string, Json>)[k as string] ?? null;
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  });
+  const path = objectPaths[index % Math.max(objectPaths.length, 1)] ?? [];
+  let target: Json = parts[part];
+  for (const k of path) target = (target as Record<string, Json>)[k as string] ?? null;
+  const base = target && typeof target === 'object' && !Array.isArray(target) ? target : {};
+  return {
+    parts: { ...parts, [part]: replaceAt(parts[part], path, withMember(base, member[0], member[1])) },
+    note: `${part}.${[...path, member[0]].join('.')}`,
+  };
+}
+
+const mutations: Record<string, Mutation> = {
+  none: (parts) => ({ parts, note: '' }),
+  replaceValue: (parts, { part, index, scalar }) => {
+    const path = pathIn(parts, part, index);
+    return {
+      parts: { ...parts, [part]: replaceAt(parts[part], path, scalar) },
+      note: `${part}.${path.join('.')}`,
+    };
+  },
+  dropField: (parts, { part, index }) => {
+    const path = pathIn(parts, part, index);
+    return {
+      parts: { ...parts, [part]: replaceAt(parts[part], path, undefined) },
+      note: `${part}.${path.join('.')}`,
+    };
+  },
+  addMember: (parts, pick) => addMember(parts, pick, pick.member),
+  // The two classic prototype pollution payloads, where any merge of the request would meet them.
+  pollute: (parts, pick) =>
+    addMember(
+      parts,
+      pick,
+      pick.index % 2 === 0
+        ? ['__proto__', { polluted: true, isAdmin: true }]
+        : ['constructor', { prototype: { polluted: true, isAdmin: true } }],
+    ),
+  deepNesting: (parts, { index }) => {
+    const path = pathIn(parts, 'body', index);
+    const marker = '"__DEEP__"';
+    const json = JSON.stringify(replaceAt(parts.body, path, '__DEEP__'));
+    return { parts, rawBody: json.replace(marker, deepNesting(10_000)), note: `body.${path.join('.')}` };
+  },
+  rawNumber: (parts, { index }) => {
+    const path = pathIn(parts, 'body', index);
+    const json = JSON.stringify(replaceAt(parts.body, path, '__NUM__'));
+    const raw = ['NaN', '-0', '1e3', '1E400', '-Infinity', '0x10', '01', '.5'][index % 8] ?? 'NaN';
+    return { parts, rawBody: json.replace('"__NUM__"', raw), note: `body.${path.join('.')}=${raw}` };
+  },
+  brokenJson: (parts, { index }) => {
+    const bodies = [
+      '{',
+      '{"a":',
+      'nul',
+      '[1,]',
+      '\u0000',
+      '"just a string"',
+      '123',
+      'null',
+      '[]',
+      '{"a":1}{"b":2}',
+    ];
+    return { parts, rawBody: bodies[index % bodies.length], note: 'broken document' };
+  },
+  // Express's simple query parser makes `a=1&a=2` an array and keeps `a[b]` as a key: the handler sees both.
+  duplicateQuery: (parts, { index }) => ({ parts, duplicateQuery: index, note: 'query' }),
+  wrongContentType: (parts, { index }) => {
+    const types = [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-16',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+    ];
+    return { parts, contentType: types[index % types.length], note: 'content type' };
+  },
+};
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+/** Percent-encodes the UTF-8 bytes of `text` (a lone surrogate included) except the bytes `keep` matches. */
+function percentEncode(text: string, keep: RegExp): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    out += byte < 0x80 && keep.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+function encodePathValue(value: Json, mutation: string): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // Traversal reaches the path unescaped, as a proxy or a careless client sends it: `/`, `.` and `%` stay.
+  if (mutation === 'replaceValue' && /\.\.|\/|%/.test(text) && text.length < 200) {
+    return percentEncode(text, /[\x21-\x7e]/);
+  }
+  return percentEncode(text, UNRESERVED);
+}
+
+function queryPairs(query: Json, duplicate: number | undefined): Array<[string, string]> {
+  if (!query || typeof query !== 'object' || Array.isArray(query)) return [['q', JSON.stringify(query)]];
+  const pairs: Array<[string, string]> = [];
+  for (const [k, v] of Object.entries(query)) {
+    const values = Array.isArray(v) ? v : [v];
+    for (const item of values) pairs.push([k, typeof item === 'string' ? item : JSON.stringify(item)]);
+  }
+  const keys = Object.keys(query);
+  const repeated = duplicate === undefined ? undefined : (keys[duplicate % Math.max(keys.length, 1)] ?? 'q');
+  if (repeated !== undefined) pairs.push([repeated, 'duplicate'], [`${repeated}[a]`, 'b']);
+  return pairs;
+}
+
+function requestFor(
+  route: RouteDefinition,
+  mutated: ReturnType<Mutation>,
+  mutation: string,
+  headers: Record<string, string>,
+  file: Uint8Array,
+): HostileRequest {
+  const params = mutated.parts.params;
+  const path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
+    const value = params && typeof params === 'object' && !Array.isArray(params) ? params[name] : undefined;
+    return value === undefined ? '' : encodePathValue(value, mutation);
+  });
+  const multipart = route.bodyContentType === 'multipart/form-data';
+  return {
+    method: route.method,
+    path,
+    query: queryPairs(mutated.parts.query, mutated.duplicateQuery),
+    headers: { ...headers, ...(mutated.contentType ? { 'content-type': mutated.contentType } : {}) },
+    ...(route.body !== undefined ? { body: mutated.parts.body } : {}),
+    ...(mutated.rawBody !== undefined ? { rawBody: mutated.rawBody } : {}),
+    ...(multipart ? { multipartFile: file } : {}),
+    mutation: `${mutation}${mutated.note ? ` ${mutated.note}` : ''}`,
+  };
+}
+
+function multipartBody(fields: Json, file: Uint8Array | undefined, boundary: string): Buffer {
+  const chunks: Buffer[] = [];
+  const entries =
+    fields && typeof fields === 'object' && !Array.isArray(fields)
+      ? Object.entries(fields)
+      : [['fields', fields] as const];
+  for (const [name, value] of entries) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22')}"\r\n\r\n${text}\r\n`,
+      ),
+    );
+  }
+  if (file) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="../../x.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
+      Buffer.from(file),
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Sends the request with node:http, so the path reaches the server exactly as built (no URL normalisation). */
+function sendHostileRequest(baseUrl: string, req: HostileRequest): Promise<Answer> {
+  const url = new URL(baseUrl);
+  const search = req.query.length
+    ? `?${req.query.map(([k, v]) => `${percentEncode(k, UNRESERVED)}=${percentEncode(v, UNRESERVED)}`).join('&')}`
+    : '';
+  const target = `${req.path}${search}`.slice(0, MAX_URL_LENGTH);
+  const headers: Record<string, string> = { ...req.headers };
+  let payload: Buffer | undefined;
+  if (req.multipartFile) {
+    const boundary = 'hostile-boundary-7e3f';
+    payload = multipartBody(req.body ?? null, req.multipartFile, boundary);
+    headers['content-type'] ??= `multipart/form-data; boundary=${boundary}`;
+  } else if (req.rawBody !== undefined || req.body !== undefined) {
+    payload = Buffer.from(req.rawBody ?? JSON.stringify(req.body));
+    headers['content-type'] ??= 'application/json';
+  }
+  if (payload) headers['content-length'] = String(payload.length);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method.toUpperCase(),
+        path: target,
+        headers,
+        timeout: 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    outgoing.on('timeout', () =>
+      outgoing.destroy(new Error(`no answer within 30 s: ${req.method} ${target}`)),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+/**
+ * What a request put on Object.prototype, removed at once (it would break the next request's code): the service
+ * runs in this process, as the tests start it, so a merge that followed `__proto__` shows up here.
+ */
+function pollution(): string | undefined {
+  const polluted = POLLUTION_MARKERS.filter((key) => Object.hasOwn(Object.prototype, key));
+  for (const key of polluted) delete (Object.prototype as Record<string, unknown>)[key];
+  return polluted.length > 0 ? `Object.prototype gained ${polluted.join(', ')}` : undefined;
+}
+
+/** An error's message; node:http's errors come from another realm under jest, so not `instanceof Error`. */
+function messageOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+}
+
+/** Why an answer breaks the rules, or undefined when it keeps them. */
+function violation(answer: Answer, stateChanged: boolean): string | undefined {
+  if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
+  if (answer.status < 400) return undefined;
+  if (!answer.contentType.startsWith('application/problem+json'))
+    return `error with content type "${answer.contentType}"`;
+  let body: { status?: unknown; code?: unknown };
+  try {
+    body = JSON.parse(answer.body) as typeof body;
+  } catch {
+    return 'problem+json body does not parse';
+  }
+  if (body.status !== answer.status || typeof body.code !== 'string')
+    return `problem body ${answer.body.slice(0, 200)}`;
+  if (stateChanged) return `a ${answer.status} (${body.code}) changed the stored state`;
+  return undefined;
+}
+
+function describe(req: HostileRequest): string {
+  const body = req.rawBody ?? (req.body === undefined ? '' : JSON.stringify(req.body));
+  return `${req.method.toUpperCase()} ${req.path.slice(0, 200)} ${JSON.stringify(req.query).slice(0, 200)} ${body.slice(0, 300)}`;
+}
+
+/**
+ * Runs the properties over every route and returns what broke them (at most one finding per route: fast-check
+ * shrinks it to a small counterexample). An empty list means every route held.
+ */
+export async function hostileInputFindings(target: HostileTarget): Promise<HostileFinding[]> {
+  const findings: HostileFinding[] = [];
+  const known = target.knownValues ?? {};
+  for (const route of target.routes) {
+    const request = fc
+      .record({
+        params: partOf(route.params, known),
+        query: partOf(route.query, known),
+        body: partOf(route.body, known),
+      })
+      .chain((parts) =>
+        fc
+          .record({
+            mutation: fc.constantFrom(...mutationsFor(route)),
+            part: fc.constantFrom<Part>(...partsOf(route)),
+            index: fc.nat(),
+            scalar: hostileScalar,
+            member: hostileMember,
+            authenticated: fc.boolean(),
+            file: fc.uint8Array({ maxLength: 64 }),
+          })
+          .map((pick) => {
+            const mutated = mutations[pick.mutation]?.(parts, pick) ?? { parts, note: '' };
+            const credential = route.security ? target.credentials?.[route.security] : undefined;
+            const headers = pick.authenticated ? (credential ?? {}) : {};
+            return requestFor(route, mutated, pick.mutation, headers, pick.file);
+          }),
+      );
+    let last: { req: HostileRequest; status: number; problem: string } | undefined;
+    // The state before a request: unchanged after a 4xx that kept the rules, read again after anything else.
+    let before: string | undefined;
+    const result = await fc.check(
+      fc.asyncProperty(request, async (req) => {
+        before ??= await target.fingerprint();
+        let answer: Answer;
+        try {
+          answer = await sendHostileRequest(target.url, req);
+        } catch (err) {
+          // A reset, a closed connection or no answer in time: the request broke something.
+          last = {
+            req,
+            status: 0,
+            problem: `no answer: ${messageOf(err)}`,
+          };
+          return false;
+        }
+        const refused = answer.status >= 400 && answer.status < 500;
+        const changed = refused && (await target.fingerprint()) !== before;
+        if (!refused || changed) before = undefined;
+        const problem = violation(answer, changed) ?? pollution();
+        if (problem) last = { req, status: answer.status, problem };
+        return problem === undefined;
+      }),
+      {
+        numRuns: target.runsPerRoute ?? (Number(process.env.HOSTILE_INPUT_RUNS) || 25),
+        seed: target.seed,
+        endOnFailure: true,
+        maxSkipsPerRun: 1,
+      },
+    );
+    if (result.failed && last) {
+      findings.push({
+        operationId: route.operationId,
+        mutation: last.req.mutation,
+        request: describe(last.req),
+        status: last.status,
+        problem: last.problem,
+        seed: result.seed,
+      });
+    }
+  }
+  return findings;
+}

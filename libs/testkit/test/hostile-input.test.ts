@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import {
+  createApp,
+  createLogger,
+  defineRoute,
+  runService,
+  type RouteDefinition,
+  type RunningService,
+} from '@nrp/server';
+import { hostileInputFindings } from '../src';
+
+const logger = createLogger('hostile-self-test', 'silent');
+
+/** The generator against routes with known faults: each must be found, and the sound route must pass. */
+describe('hostileInputFindings', () => {
+  let running: RunningService;
+  const stored: string[] = [];
+  let validCalls = 0;
+
+  const routes: RouteDefinition[] = [
+    defineRoute({
+      method: 'put',
+      path: '/sound/:id',
+      operationId: 'sound',
+      summary: 'validates, then stores',
+      params: z.object({ id: z.string().regex(/^[a-z]{1,8}$/) }),
+      body: z.object({ amount: z.string().regex(/^\d{1,10}$/), note: z.string().max(20).optional() }),
+      responses: { 200: { description: 'stored', schema: z.object({ ok: z.boolean() }) } },
+      handler: ({ params, body }) => {
+        validCalls++;
+        stored.push(`${params.id}=${body.amount}`);
+        return { ok: true };
+      },
+    }),
+    // The weiString fault: a refinement that throws on what the regex already refused.
+    defineRoute({
+      method: 'post',
+      path: '/throws',
+      operationId: 'throws',
+      summary: 'throws on non-digits',
+      body: z.object({
+        amount: z
+          .string()
+          .regex(/^\d+$/)
+          .refine((v) => BigInt(v) >= 0n),
+      }),
+      responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } },
+      handler: () => ({ ok: true }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/writes-then-refuses',
+      operationId: 'writesThenRefuses',
+      summary: 'stores before it checks',
+      body: z.object({ label: z.string() }),
+      responses: { 200: { description: 'ok' } },
+      handler: ({ body }, _req, res) => {
+        stored.push(body.label);
+        if (body.label.length > 3)
+          res
+            .status(409)
+            .type('application/problem+json')
+            .send(
+              JSON.stringify({
+                type: '/docs/errors#TAKEN',
+                title: 'Taken',
+                status: 409,
+                detail: 'taken',
+                code: 'TAKEN',
+              }),
+            );
+        else res.json({ ok: true });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/hangs-up',
+      operationId: 'hangsUp',
+      summary: 'closes the connection on a long note',
+      body: z.object({ note: z.string() }),
+      responses: { 200: { description: 'ok' } },
+      handler: ({ body }, req, res) => {
+        if (body.note.length > 10) req.socket.destroy();
+        else res.json({ ok: true });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/plain-error',
+      operationId: 'plainError',
+      summary: 'answers an error as text',
+      query: z.object({ q: z.string().optional() }),
+      responses: { 200: { description: 'ok' } },
+      handler: ({ query }, _req, res) => {
+        if (query.q !== undefined && query.q.length > 5) res.status(404).type('text/plain').send('nope');
+        else res.json({ ok: true });
+      },
+    }),
+  ];
+
+  beforeAll(async () => {
+    const app = createApp({
+      service: 'hostile-self-test',
+      version: '0.0.0',
+      description: '',
+      logger,
+      routes,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100_000 },
+    });
+    running = await runService({
+      app,
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      graceMs: 1000,
+      handleSignals: false,
+    });
+  });
+  afterAll(() => running.shutdown());
+
+  it('finds the 500, the write on a 4xx, the error that is not problem+json and the hang-up; nothing on the sound route', async () => {
+    const findings = await hostileInputFindings({
+      url: running.url,
+      routes,
+      fingerprint: async () => stored.join('\n'),
+      runsPerRoute: 60,
+      seed: 42,
+    });
+    expect(Object.fromEntries(findings.map((f) => [f.operationId, f.problem]))).toEqual({
+      throws: expect.stringMatching(/^answered 500/),
+      writesThenRefuses: expect.stringMatching(/^a 409 \(TAKEN\) changed the stored state/),
+      plainError: 'error with content type "text/plain; charset=utf-8"',
+      hangsUp: expect.stringMatching(/^no answer: socket hang up/),
+    });
+    // Generation reaches the handler with valid requests, not only refusals.
+    expect(validCalls).toBeGreaterThan(0);
+  });
+});
