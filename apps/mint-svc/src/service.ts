@@ -5,6 +5,7 @@ import {
   mintControllerInterface,
   networksFromEnv,
   readView,
+  UpstreamError,
   type NetworkName,
   type NetworkProviders,
 } from '@nrp/chain';
@@ -163,6 +164,7 @@ export async function buildService(
     if (!controllerAddress) continue;
     // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
     readiness[`${name}-controller`] = async () => {
+      // The check answers the node's own error, as the RPC checks of the other services do.
       const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
         readView<T>(net.provider, {
           to: controllerAddress,
@@ -170,6 +172,8 @@ export async function buildService(
           fn,
           args,
           context: `mint controller ${fn}`,
+        }).catch((err: unknown) => {
+          throw err instanceof UpstreamError ? err.cause : err;
         });
       const [[trusted], [treasury]] = await Promise.all([
         read<[boolean]>('signers', [signer.address]),
