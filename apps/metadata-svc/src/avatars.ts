@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
-import { getAddress, Interface, isCallException } from 'ethers';
+import { getAddress } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import {
+  NoValue,
+  callView,
   decodeAddrResult,
   decodeTextResult,
   encodeAddrCall,
   encodeTextCall,
+  erc1155Interface,
+  erc721Interface,
   normaliseOrigin,
-  toUpstreamError,
   universalResolve,
   type NetworkName,
 } from '@nrp/chain';
@@ -80,12 +83,6 @@ export interface ServedImage {
 
 const IMAGE_ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.9,*/*;q=0.5';
 const JSON_ACCEPT = 'application/json,*/*;q=0.5';
-const nftInterface = new Interface([
-  'function ownerOf(uint256 tokenId) view returns (address)',
-  'function tokenURI(uint256 tokenId) view returns (string)',
-  'function balanceOf(address account, uint256 id) view returns (uint256)',
-  'function uri(uint256 id) view returns (string)',
-]);
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -167,16 +164,16 @@ export function createAvatars(ctx: MetadataContext) {
     return { hash, format: image.format, contentType: image.contentType };
   }
 
-  async function contractCall(access: NetworkAccess, to: string, fn: string, args: unknown[]) {
-    try {
-      const raw = await access.provider.call({ to, data: nftInterface.encodeFunctionData(fn, args) });
-      return nftInterface.decodeFunctionResult(fn, raw)[0] as unknown;
-    } catch (err) {
-      // A revert or an answer that is not the function's (no such token, not an NFT contract) is the record's
-      // fault; a failing RPC is ours (502).
-      if (isCallException(err) || (err as { code?: string }).code === 'BAD_DATA') return undefined;
-      throw toUpstreamError(`NFT ${fn}`, err);
-    }
+  /** `fn` of an NFT contract; undefined when it answers no value (no such token, not an NFT contract). */
+  async function contractCall(access: NetworkAccess, ref: NftReference, fn: string, args: unknown[]) {
+    const answer = await callView<[unknown]>(access.provider, {
+      to: ref.contract,
+      abi: ref.standard === 'erc721' ? erc721Interface : erc1155Interface,
+      fn,
+      args,
+      context: `NFT ${fn}`,
+    });
+    return answer instanceof NoValue ? undefined : answer[0];
   }
 
   async function nftImage(ref: NftReference, owner: string | null, meta: AvatarMeta): Promise<Source> {
@@ -191,7 +188,7 @@ export function createAvatars(ctx: MetadataContext) {
     if (!owner)
       throw new AvatarUnavailableError('not-owned', `${meta.name} has no ETH address to own the NFT.`);
     if (ref.standard === 'erc721') {
-      const tokenOwner = await contractCall(access, ref.contract, 'ownerOf', [ref.tokenId]);
+      const tokenOwner = await contractCall(access, ref, 'ownerOf', [ref.tokenId]);
       if (typeof tokenOwner !== 'string' || getAddress(tokenOwner) !== owner) {
         throw new AvatarUnavailableError(
           'not-owned',
@@ -199,7 +196,7 @@ export function createAvatars(ctx: MetadataContext) {
         );
       }
     } else {
-      const balance = await contractCall(access, ref.contract, 'balanceOf', [owner, ref.tokenId]);
+      const balance = await contractCall(access, ref, 'balanceOf', [owner, ref.tokenId]);
       if (typeof balance !== 'bigint' || balance === 0n) {
         throw new AvatarUnavailableError(
           'not-owned',
@@ -209,7 +206,7 @@ export function createAvatars(ctx: MetadataContext) {
     }
     meta.ownershipVerified = true;
     const uriFn = ref.standard === 'erc721' ? 'tokenURI' : 'uri';
-    const tokenUri = await contractCall(access, ref.contract, uriFn, [ref.tokenId]);
+    const tokenUri = await contractCall(access, ref, uriFn, [ref.tokenId]);
     if (typeof tokenUri !== 'string' || tokenUri === '') {
       throw new AvatarUnavailableError(
         'fetch-failed',

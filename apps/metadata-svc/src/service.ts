@@ -1,10 +1,10 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { Gauge } from 'prom-client';
 import {
-  createProvider,
+  createNetworkProviders,
   NETWORK_NAMES,
   networksFromEnv,
-  observeRpcCalls,
+  type ChainProvider,
   type NetworkName,
 } from '@nrp/chain';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
@@ -116,17 +116,9 @@ export async function createMetadataService(
       }),
     );
   const metrics = createServiceMetrics(SERVICE_NAME);
-  const networkConfigs = networksFromEnv(config);
-  const networks = Object.fromEntries(
-    NETWORK_NAMES.map((name) => {
-      const provider = createProvider(networkConfigs[name]);
-      observeRpcCalls(provider, metrics.rpcCallsOf(name));
-      return [name, { config: networkConfigs[name], provider }];
-    }),
-  ) as unknown as Record<NetworkName, NetworkAccess>;
-  onShutdown.push(async () => {
-    for (const access of Object.values(networks)) access.provider.destroy();
-  });
+  const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
+  const access = (provider: ChainProvider): NetworkAccess => ({ config: provider.config, provider });
+  const networks = { mainnet: access(providers.mainnet), sepolia: access(providers.sepolia) };
   const redis = redisFromConfig(config, logger, onShutdown);
 
   const context: MetadataContext = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ZeroAddress, getAddress } from 'ethers';
-import { nameWrapperInterface, toUpstreamError, type NetworkName } from '@nrp/chain';
+import { nameWrapperInterface, readView, type NetworkName } from '@nrp/chain';
 import { dnsDecode, isNormalized, namehash, type Hex } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MetadataContext } from './context';
@@ -34,16 +34,18 @@ export function networkOfChain(ctx: MetadataContext, chainId: string): NetworkAc
   );
 }
 
-async function call(access: NetworkAccess, fn: 'names' | 'getData', args: unknown[]): Promise<string> {
-  try {
-    const raw = await access.provider.call({
-      to: access.config.ens.nameWrapper,
-      data: nameWrapperInterface.encodeFunctionData(fn, args),
-    });
-    return raw;
-  } catch (err) {
-    throw toUpstreamError(`NameWrapper ${fn}`, err);
-  }
+function readNameWrapper<T extends readonly unknown[]>(
+  access: NetworkAccess,
+  fn: 'names' | 'getData',
+  args: unknown[],
+): Promise<T> {
+  return readView<T>(access.provider, {
+    to: access.config.ens.nameWrapper,
+    abi: nameWrapperInterface,
+    fn,
+    args,
+    context: `NameWrapper ${fn}`,
+  });
 }
 
 const MAX_UINT64 = 2n ** 64n - 1n;
@@ -58,8 +60,7 @@ export async function lookupToken(
   node: Hex,
 ): Promise<TokenName> {
   const base = { network: access.name, chainId: access.config.chainId, node };
-  const namesRaw = await call(access, 'names', [node]);
-  const [encoded] = nameWrapperInterface.decodeFunctionResult('names', namesRaw) as unknown as [string];
+  const [encoded] = await readNameWrapper<[string]>(access, 'names', [node]);
   if (encoded !== '0x') {
     let name: string | undefined;
     try {
@@ -68,11 +69,9 @@ export async function lookupToken(
       name = undefined;
     }
     if (name !== undefined && namehash(name) === node) {
-      const dataRaw = await call(access, 'getData', [BigInt(node)]);
-      const [owner, fuses, expiry] = nameWrapperInterface.decodeFunctionResult(
-        'getData',
-        dataRaw,
-      ) as unknown as [string, bigint, bigint];
+      const [owner, fuses, expiry] = await readNameWrapper<[string, bigint, bigint]>(access, 'getData', [
+        BigInt(node),
+      ]);
       const nowSeconds = BigInt(Math.floor(ctx.now().getTime() / 1000));
       if (expiry !== 0n && expiry < nowSeconds) {
         throw new ProblemError(

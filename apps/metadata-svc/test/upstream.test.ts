@@ -126,3 +126,17 @@ describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, n
     }
   });
 });
+
+describe('a contract that answers no value where one is required', () => {
+  it('a NameWrapper address without code: token metadata is 502 BAD_DATA (the upstream), not a crash', async () => {
+    const misconfigured = await startHarness(chain, { SEPOLIA_NAME_WRAPPER: alice.address });
+    try {
+      const res = await request(misconfigured.service.app).get(tokenPath('rpc.eth'));
+      expectUpstreamProblem(res);
+      expect(res.body.upstream).toMatchObject({ code: 'BAD_DATA' });
+      expect(res.body.detail).toContain(`NameWrapper names: undecodable answer from ${alice.address}`);
+    } finally {
+      await misconfigured.close();
+    }
+  });
+});

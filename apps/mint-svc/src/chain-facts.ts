@@ -1,13 +1,16 @@
-import { Interface, isError, type Provider } from 'ethers';
-import { ensRegistryInterface, nameWrapperInterface, toUpstreamError } from '@nrp/chain';
+import type { Provider } from 'ethers';
+import {
+  NoValue,
+  baseRegistrarInterface,
+  callView,
+  ensRegistryInterface,
+  erc1155Interface,
+  erc721Interface,
+  nameWrapperInterface,
+  readView,
+} from '@nrp/chain';
 import { labelhash, namehash } from '@nrp/ens';
 import type { ListingSettings } from '@nrp/api';
-
-const baseRegistrarInterface = new Interface(['function nameExpires(uint256 id) view returns (uint256)']);
-const erc721Interface = new Interface(['function balanceOf(address owner) view returns (uint256)']);
-const erc1155Interface = new Interface([
-  'function balanceOf(address account, uint256 id) view returns (uint256)',
-]);
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 /** The NameWrapper test double (and wrapped names without a limit) use the largest uint64 for "never". */
@@ -38,39 +41,21 @@ function ethSecondLevelLabel(name: string): string | undefined {
   return labels[labels.length - 2];
 }
 
-async function call(provider: Provider, to: string, data: string, context: string): Promise<string> {
-  try {
-    return await provider.call({ to, data });
-  } catch (err) {
-    throw toUpstreamError(context, err);
-  }
-}
-
-function decodeOne<T>(iface: Interface, fn: string, raw: string, context: string): T {
-  try {
-    return iface.decodeFunctionResult(fn, raw)[0] as T;
-  } catch (err) {
-    throw toUpstreamError(`${context}: undecodable answer`, err);
-  }
-}
-
 async function gateBalance(
   provider: Provider,
   gate: NonNullable<ListingSettings['tokenGate']>,
   minter: string,
 ): Promise<bigint> {
-  const [iface, args] =
-    gate.standard === 'erc721'
-      ? [erc721Interface, [minter]]
-      : [erc1155Interface, [minter, BigInt(gate.tokenId ?? '0')]];
-  try {
-    const raw = await provider.call({ to: gate.contract, data: iface.encodeFunctionData('balanceOf', args) });
-    return iface.decodeFunctionResult('balanceOf', raw)[0] as bigint;
-  } catch (err) {
-    // A gate contract that reverts or is not a token holds nothing for anyone; a failing node is upstream.
-    if (isError(err, 'CALL_EXCEPTION') || isError(err, 'BAD_DATA')) return 0n;
-    throw toUpstreamError(`token gate balance of ${minter}`, err);
-  }
+  const answer = await callView<[bigint]>(provider, {
+    to: gate.contract,
+    ...(gate.standard === 'erc721'
+      ? { abi: erc721Interface, args: [minter] }
+      : { abi: erc1155Interface, args: [minter, BigInt(gate.tokenId ?? '0')] }),
+    fn: 'balanceOf',
+    context: `token gate balance of ${minter}`,
+  });
+  // A gate contract that reverts or is not a token holds nothing for anyone; a failing node is upstream.
+  return answer instanceof NoValue ? 0n : answer[0];
 }
 
 /**
@@ -85,76 +70,64 @@ export async function readMintChainFacts(
   const parentNode = namehash(args.parentName);
   const node = namehash(`${args.label}.${args.parentName}`);
   const secondLevel = ethSecondLevelLabel(args.parentName);
-  const [parentOwnerRaw, ownerRaw, wrappedOwnerRaw, parentDataRaw, registrarExpiryRaw, balance] =
+  const [[parentOwnerRaw], [ownerRaw], [wrappedOwner], parentData, registrarExpiry, balance] =
     await Promise.all([
-      call(
-        provider,
-        contracts.ensRegistry,
-        ensRegistryInterface.encodeFunctionData('owner', [parentNode]),
-        'parent owner',
-      ),
-      call(
-        provider,
-        contracts.ensRegistry,
-        ensRegistryInterface.encodeFunctionData('owner', [node]),
-        'subname owner',
-      ),
-      call(
-        provider,
-        contracts.nameWrapper,
-        nameWrapperInterface.encodeFunctionData('ownerOf', [BigInt(node)]),
-        'wrapped subname owner',
-      ),
-      call(
-        provider,
-        contracts.nameWrapper,
-        nameWrapperInterface.encodeFunctionData('getData', [BigInt(parentNode)]),
-        'wrapped parent data',
-      ),
+      readView<[string]>(provider, {
+        to: contracts.ensRegistry,
+        abi: ensRegistryInterface,
+        fn: 'owner',
+        args: [parentNode],
+        context: 'parent owner',
+      }),
+      readView<[string]>(provider, {
+        to: contracts.ensRegistry,
+        abi: ensRegistryInterface,
+        fn: 'owner',
+        args: [node],
+        context: 'subname owner',
+      }),
+      readView<[string]>(provider, {
+        to: contracts.nameWrapper,
+        abi: nameWrapperInterface,
+        fn: 'ownerOf',
+        args: [BigInt(node)],
+        context: 'wrapped subname owner',
+      }),
+      readView<[string, bigint, bigint]>(provider, {
+        to: contracts.nameWrapper,
+        abi: nameWrapperInterface,
+        fn: 'getData',
+        args: [BigInt(parentNode)],
+        context: 'wrapped parent data',
+      }),
       secondLevel === undefined
         ? Promise.resolve(undefined)
-        : call(
-            provider,
-            contracts.baseRegistrar,
-            baseRegistrarInterface.encodeFunctionData('nameExpires', [BigInt(labelhash(secondLevel))]),
-            'registrar expiry',
-          ),
+        : readView<[bigint]>(provider, {
+            to: contracts.baseRegistrar,
+            abi: baseRegistrarInterface,
+            fn: 'nameExpires',
+            args: [BigInt(labelhash(secondLevel))],
+            context: 'registrar expiry',
+          }),
       args.tokenGate ? gateBalance(provider, args.tokenGate, args.minter) : Promise.resolve(null),
     ]);
 
   const wrapper = contracts.nameWrapper.toLowerCase();
-  const parentOwner = decodeOne<string>(
-    ensRegistryInterface,
-    'owner',
-    parentOwnerRaw,
-    'parent owner',
-  ).toLowerCase();
-  const owner = decodeOne<string>(ensRegistryInterface, 'owner', ownerRaw, 'subname owner').toLowerCase();
-  const wrappedOwner = decodeOne<string>(nameWrapperInterface, 'ownerOf', wrappedOwnerRaw, 'wrapped owner');
+  const parentOwner = parentOwnerRaw.toLowerCase();
+  const owner = ownerRaw.toLowerCase();
   const parentWrapped = parentOwner === wrapper;
   const subnameTaken = owner !== ZERO && (owner !== wrapper || wrappedOwner.toLowerCase() !== ZERO);
 
   let parentExpiry: bigint | null = null;
   let effectiveParentOwner: string | null = parentOwner === ZERO ? null : parentOwner;
   if (parentWrapped) {
-    let data;
-    try {
-      data = nameWrapperInterface.decodeFunctionResult('getData', parentDataRaw);
-    } catch (err) {
-      throw toUpstreamError('wrapped parent data: undecodable answer', err);
-    }
-    const wrappedParentOwner = String(data[0]).toLowerCase();
+    const [wrappedParentOwnerRaw, , expiry] = parentData;
+    const wrappedParentOwner = wrappedParentOwnerRaw.toLowerCase();
     effectiveParentOwner = wrappedParentOwner === ZERO ? null : wrappedParentOwner;
-    const expiry = BigInt(data[2] as bigint);
     if (expiry > 0n && expiry < MAX_UINT64) parentExpiry = expiry;
   }
-  if (registrarExpiryRaw !== undefined) {
-    const expiry = decodeOne<bigint>(
-      baseRegistrarInterface,
-      'nameExpires',
-      registrarExpiryRaw,
-      'registrar expiry',
-    );
+  if (registrarExpiry !== undefined) {
+    const [expiry] = registrarExpiry;
     if (expiry > 0n && (parentExpiry === null || expiry < parentExpiry)) parentExpiry = expiry;
   }
   return {
@@ -165,10 +138,6 @@ export async function readMintChainFacts(
     gateBalance: balance,
   };
 }
-
-const approvalInterface = new Interface([
-  'function isApprovedForAll(address owner, address operator) view returns (bool)',
-]);
 
 /**
  * Whether the parent's owner lets `controller` create subnames: `isApprovedForAll(owner, controller)` on the
@@ -182,12 +151,13 @@ export async function isControllerApproved(
 ): Promise<boolean> {
   if (facts.parentOwner === null) return false;
   if (facts.parentOwner === controller.toLowerCase()) return true;
-  const target = facts.parentWrapped ? contracts.nameWrapper : contracts.ensRegistry;
-  const raw = await call(
-    provider,
-    target,
-    approvalInterface.encodeFunctionData('isApprovedForAll', [facts.parentOwner, controller]),
-    'controller approval',
-  );
-  return decodeOne<boolean>(approvalInterface, 'isApprovedForAll', raw, 'controller approval');
+  const [approved] = await readView<[boolean]>(provider, {
+    ...(facts.parentWrapped
+      ? { to: contracts.nameWrapper, abi: nameWrapperInterface }
+      : { to: contracts.ensRegistry, abi: ensRegistryInterface }),
+    fn: 'isApprovedForAll',
+    args: [facts.parentOwner, controller],
+    context: 'controller approval',
+  });
+  return approved;
 }

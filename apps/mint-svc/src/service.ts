@@ -1,6 +1,14 @@
-import { Interface, Wallet } from 'ethers';
+import { Wallet } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createProvider, networksFromEnv, observeRpcCalls, type NetworkName } from '@nrp/chain';
+import {
+  createNetworkProviders,
+  mintControllerInterface,
+  networksFromEnv,
+  readView,
+  UpstreamError,
+  type NetworkName,
+  type NetworkProviders,
+} from '@nrp/chain';
 import type { MintNetwork } from '@nrp/api';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
@@ -73,14 +81,17 @@ function signerFromConfig(key: string | undefined): Wallet {
   }
 }
 
-function networkContexts(config: Config): Record<MintNetwork, MintNetworkContext> {
-  const networks = networksFromEnv(config);
+function networkContexts(
+  config: Config,
+  providers: NetworkProviders,
+): Record<MintNetwork, MintNetworkContext> {
   const build = (name: NetworkName): MintNetworkContext => {
-    const net = networks[name];
+    const provider = providers[name];
+    const net = provider.config;
     const prefix = name === 'mainnet' ? 'MAINNET' : 'SEPOLIA';
     return {
       config: net,
-      provider: createProvider(net),
+      provider,
       contracts: {
         ensRegistry: net.ens.ensRegistry,
         nameWrapper: net.ens.nameWrapper,
@@ -91,11 +102,6 @@ function networkContexts(config: Config): Record<MintNetwork, MintNetworkContext
   };
   return { mainnet: build('mainnet'), sepolia: build('sepolia') };
 }
-
-const controllerInterface = new Interface([
-  'function signers(address) view returns (bool)',
-  'function treasury() view returns (address)',
-]);
 
 export interface BuildOptions {
   /** A database to use instead of the one DATABASE_URL / PGLITE_DATA_DIR describe (tests). Not closed on shutdown. */
@@ -114,12 +120,11 @@ export async function buildService(
   const database = options.db ?? databaseFromEnv<MintDatabase>(config);
   const onShutdown: Array<() => Promise<void>> = [];
   if (!options.db) onShutdown.push(() => database.close());
-  const networks = networkContexts(config);
   const metrics = createServiceMetrics(SERVICE_NAME);
-  for (const [name, net] of Object.entries(networks)) observeRpcCalls(net.provider, metrics.rpcCallsOf(name));
-  onShutdown.push(async () => {
-    for (const net of Object.values(networks)) net.provider.destroy();
-  });
+  const networks = networkContexts(
+    config,
+    createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown),
+  );
   const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const ctx: MintServiceContext = {
     networks,
@@ -162,25 +167,24 @@ export async function buildService(
     if (!controllerAddress) continue;
     // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
     readiness[`${name}-controller`] = async () => {
-      // provider.send, not a Contract call: readiness must not be answered from ethers' short call cache.
-      const call = async (fn: 'signers' | 'treasury', args: unknown[]) =>
-        controllerInterface.decodeFunctionResult(
+      // The check answers the node's own error, as the RPC checks of the other services do.
+      const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
+        readView<T>(net.provider, {
+          to: controllerAddress,
+          abi: mintControllerInterface,
           fn,
-          (await net.provider.send('eth_call', [
-            { to: controllerAddress, data: controllerInterface.encodeFunctionData(fn, args) },
-            'latest',
-          ])) as string,
-        )[0] as unknown;
-      const [trusted, treasury] = await Promise.all([
-        call('signers', [signer.address]),
-        call('treasury', []),
+          args,
+          context: `mint controller ${fn}`,
+        }).catch((err: unknown) => {
+          throw err instanceof UpstreamError ? err.cause : err;
+        });
+      const [[trusted], [treasury]] = await Promise.all([
+        read<[boolean]>('signers', [signer.address]),
+        read<[string]>('treasury', []),
       ]);
       if (trusted !== true) throw new Error(`the controller does not trust signer ${signer.address}`);
-      if (
-        config.TREASURY_ADDRESS &&
-        String(treasury).toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()
-      ) {
-        throw new Error(`the controller's treasury ${String(treasury)} is not TREASURY_ADDRESS`);
+      if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
+        throw new Error(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
       }
     };
   }

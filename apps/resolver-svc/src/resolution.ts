@@ -5,12 +5,11 @@
  */
 import {
   UpstreamError,
-  createProvider,
   universalResolve,
   universalReverse,
   type ChainProvider,
   type NetworkName,
-  type NetworksConfig,
+  type NetworkProviders,
 } from '@nrp/chain';
 import type { Profile, ReverseProfile } from '@nrp/api';
 import { normalizeName } from '@nrp/ens';
@@ -26,14 +25,13 @@ import {
 } from './records';
 
 export interface ResolutionOptions {
-  networks: NetworksConfig;
+  /** The service's providers (`createNetworkProviders`), each with its network's config. */
+  providers: NetworkProviders;
   cache: ResultCache;
   forwardTtlMs: number;
   reverseTtlMs: number;
   /** Upper bound of one lookup; default 3 × the network's RPC timeout. */
   resolveTimeoutMs?: number;
-  /** Called once per provider created (for the RPC metrics). */
-  onProvider?: (network: NetworkName, provider: ChainProvider) => void;
   /** metadata-svc's public base URL: reverse profiles with an avatar record get `avatarUrl` there. */
   avatarBaseUrl?: string | undefined;
 }
@@ -95,22 +93,14 @@ export function noReverseRecord(address: string, coinType: number): ReverseProfi
 }
 
 export class Resolution {
-  private readonly providers = new Map<NetworkName, ChainProvider>();
-
   constructor(private readonly options: ResolutionOptions) {}
 
   provider(network: NetworkName): ChainProvider {
-    let provider = this.providers.get(network);
-    if (!provider) {
-      provider = createProvider(this.options.networks[network]);
-      this.options.onProvider?.(network, provider);
-      this.providers.set(network, provider);
-    }
-    return provider;
+    return this.options.providers[network];
   }
 
   private timeoutMs(network: NetworkName): number {
-    return this.options.resolveTimeoutMs ?? this.options.networks[network].rpcTimeoutMs * 3;
+    return this.options.resolveTimeoutMs ?? this.provider(network).config.rpcTimeoutMs * 3;
   }
 
   /** The selected records of `name` (normalised), cached per network, name and selection (keys carry a format version). */
@@ -125,10 +115,11 @@ export class Resolution {
       key,
       this.options.forwardTtlMs,
       async () => {
-        const config = this.options.networks[network];
+        const provider = this.provider(network);
+        const { config } = provider;
         const answer = await withDeadline(
           universalResolve(
-            this.provider(network),
+            provider,
             config.ens.universalResolver,
             name,
             recordCalls(name, selection),
@@ -159,10 +150,11 @@ export class Resolution {
       key,
       this.options.reverseTtlMs,
       async () => {
-        const config = this.options.networks[network];
+        const provider = this.provider(network);
+        const { config } = provider;
         const answer = await withDeadline(
           universalReverse(
-            this.provider(network),
+            provider,
             config.ens.universalResolver,
             address,
             coinType,
@@ -214,10 +206,5 @@ export class Resolution {
       },
       expiresAt: Math.min(primary.expiresAt, forward.expiresAt),
     };
-  }
-
-  destroy(): void {
-    for (const provider of this.providers.values()) provider.destroy();
-    this.providers.clear();
   }
 }

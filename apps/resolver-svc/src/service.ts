@@ -1,4 +1,4 @@
-import { networksFromEnv, observeRpcCalls } from '@nrp/chain';
+import { createNetworkProviders, networksFromEnv } from '@nrp/chain';
 import {
   createApp,
   createServiceMetrics,
@@ -58,12 +58,11 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
       metrics.cacheLookups.inc({ cache: 'results', result: source === 'upstream' ? 'miss' : 'hit' }),
   });
   const resolution = new Resolution({
-    networks: networksFromEnv(config),
+    providers: createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown),
     cache,
     forwardTtlMs: config.FORWARD_CACHE_TTL_SECONDS * 1000,
     reverseTtlMs: config.REVERSE_CACHE_TTL_SECONDS * 1000,
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
-    onProvider: (network, provider) => observeRpcCalls(provider, metrics.rpcCallsOf(network)),
     avatarBaseUrl: config.METADATA_PUBLIC_URL,
   });
   const ctx = {
@@ -88,6 +87,5 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     redis,
     metrics,
   });
-  onShutdown.unshift(async () => resolution.destroy());
   return { app, version, onShutdown, routes };
 };

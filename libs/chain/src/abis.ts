@@ -68,12 +68,38 @@ export const OFFCHAIN_RESOLVER_ABI = [
   'error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData)',
 ] as const;
 
+/** The .eth BaseRegistrar: the expiry of a second-level .eth name (token id = labelhash). */
+export const BASE_REGISTRAR_ABI = ['function nameExpires(uint256 id) view returns (uint256)'] as const;
+
+/** ERC-721 reads: token gates (balance) and ENSIP-12 NFT avatars (owner, token URI). */
+export const ERC721_ABI = [
+  'function balanceOf(address owner) view returns (uint256)',
+  'function ownerOf(uint256 tokenId) view returns (address)',
+  'function tokenURI(uint256 tokenId) view returns (string)',
+] as const;
+
+/** ERC-1155 reads: token gates and ENSIP-12 NFT avatars (balance, metadata URI). */
+export const ERC1155_ABI = [
+  'function balanceOf(address account, uint256 id) view returns (uint256)',
+  'function uri(uint256 id) view returns (string)',
+] as const;
+
+/** The reads of our MintController (libs/contracts) that mint-svc's readiness makes. */
+export const MINT_CONTROLLER_ABI = [
+  'function signers(address signer) view returns (bool)',
+  'function treasury() view returns (address)',
+] as const;
+
 export const ensRegistryInterface = new Interface(ENS_REGISTRY_ABI);
 export const nameWrapperInterface = new Interface(NAME_WRAPPER_ABI);
 export const resolverInterface = new Interface(RESOLVER_ABI);
 export const universalResolverInterface = new Interface(UNIVERSAL_RESOLVER_ABI);
 export const batchGatewayInterface = new Interface(BATCH_GATEWAY_ABI);
 export const offchainResolverInterface = new Interface(OFFCHAIN_RESOLVER_ABI);
+export const baseRegistrarInterface = new Interface(BASE_REGISTRAR_ABI);
+export const erc721Interface = new Interface(ERC721_ABI);
+export const erc1155Interface = new Interface(ERC1155_ABI);
+export const mintControllerInterface = new Interface(MINT_CONTROLLER_ABI);
 
 /** ENSIP-10 IExtendedResolver interface id. */
 export const EXTENDED_RESOLVER_INTERFACE_ID = '0x9061b923';

@@ -1,12 +1,4 @@
-import {
-  AbiCoder,
-  ZeroAddress,
-  getAddress,
-  getBytes,
-  isCallException,
-  type ErrorDescription,
-  type Provider,
-} from 'ethers';
+import { AbiCoder, ZeroAddress, getAddress, getBytes, type ErrorDescription, type Provider } from 'ethers';
 import { dnsEncode, namehash, type Hex } from '@nrp/ens';
 import {
   EXTENDED_RESOLVER_INTERFACE_ID,
@@ -15,6 +7,7 @@ import {
   resolverInterface,
   universalResolverInterface,
 } from './abis';
+import { NoValue, callView, readView, type ViewCall } from './call-view';
 import { UpstreamError, toUpstreamError } from './errors';
 import { LOCAL_BATCH_GATEWAY_URL } from './networks';
 
@@ -22,41 +15,21 @@ function orNull(address: string): string | null {
   return address === ZeroAddress ? null : getAddress(address);
 }
 
-async function callView(provider: Provider, to: string, data: string, context: string): Promise<string> {
-  try {
-    return await provider.call({ to, data });
-  } catch (err) {
-    throw toUpstreamError(context, err);
-  }
-}
-
-async function readAddress(
-  provider: Provider,
-  to: string,
-  iface: typeof ensRegistryInterface,
-  fn: string,
-  args: unknown[],
-  context: string,
-): Promise<string | null> {
-  const raw = await callView(provider, to, iface.encodeFunctionData(fn, args), context);
-  try {
-    const [value] = iface.decodeFunctionResult(fn, raw) as unknown as [string];
-    return orNull(value);
-  } catch (err) {
-    throw toUpstreamError(`${context}: undecodable answer from ${to}`, err);
-  }
+/** An address the registry or the NameWrapper holds; null for the zero address. */
+async function readAddress(provider: Provider, call: ViewCall): Promise<string | null> {
+  const [address] = await readView<[string]>(provider, call);
+  return orNull(address);
 }
 
 /** Owner of `name` in the ENS registry, or null. `name` must be normalised. */
 export function getRegistryOwner(provider: Provider, registry: string, name: string): Promise<string | null> {
-  return readAddress(
-    provider,
-    registry,
-    ensRegistryInterface,
-    'owner',
-    [namehash(name)],
-    `registry owner of ${name}`,
-  );
+  return readAddress(provider, {
+    to: registry,
+    abi: ensRegistryInterface,
+    fn: 'owner',
+    args: [namehash(name)],
+    context: `registry owner of ${name}`,
+  });
 }
 
 /**
@@ -70,32 +43,25 @@ export async function getOwner(
 ): Promise<string | null> {
   const registryOwner = await getRegistryOwner(provider, ens.ensRegistry, name);
   if (registryOwner === null || registryOwner !== getAddress(ens.nameWrapper)) return registryOwner;
-  return readAddress(
-    provider,
-    ens.nameWrapper,
-    nameWrapperInterface,
-    'ownerOf',
-    [BigInt(namehash(name))],
-    `NameWrapper owner of ${name}`,
-  );
+  return readAddress(provider, {
+    to: ens.nameWrapper,
+    abi: nameWrapperInterface,
+    fn: 'ownerOf',
+    args: [BigInt(namehash(name))],
+    context: `NameWrapper owner of ${name}`,
+  });
 }
 
 async function supportsInterface(provider: Provider, address: string, interfaceId: string): Promise<boolean> {
-  try {
-    const raw = await provider.call({
-      to: address,
-      data: resolverInterface.encodeFunctionData('supportsInterface', [interfaceId]),
-    });
-    const [supported] = resolverInterface.decodeFunctionResult('supportsInterface', raw) as unknown as [
-      boolean,
-    ];
-    return supported;
-  } catch (err) {
-    // A contract without ERC-165 reverts or answers nothing: it does not support the interface.
-    if (isCallException(err) || (err instanceof Error && 'code' in err && err.code === 'BAD_DATA'))
-      return false;
-    throw toUpstreamError(`supportsInterface on ${address}`, err);
-  }
+  const answer = await callView<[boolean]>(provider, {
+    to: address,
+    abi: resolverInterface,
+    fn: 'supportsInterface',
+    args: [interfaceId],
+    context: `supportsInterface on ${address}`,
+  });
+  // A contract without ERC-165 reverts or answers nothing: it does not support the interface.
+  return !(answer instanceof NoValue) && answer[0];
 }
 
 /**
@@ -110,14 +76,13 @@ export async function getResolverAddress(
   const labels = name === '' ? [] : name.split('.');
   for (let i = 0; i <= labels.length; i++) {
     const current = labels.slice(i).join('.');
-    const resolver = await readAddress(
-      provider,
-      registry,
-      ensRegistryInterface,
-      'resolver',
-      [namehash(current)],
-      `registry resolver of ${current}`,
-    );
+    const resolver = await readAddress(provider, {
+      to: registry,
+      abi: ensRegistryInterface,
+      fn: 'resolver',
+      args: [namehash(current)],
+      context: `registry resolver of ${current}`,
+    });
     if (resolver === null) continue;
     if (i === 0) return resolver;
     return (await supportsInterface(provider, resolver, EXTENDED_RESOLVER_INTERFACE_ID)) ? resolver : null;
@@ -125,14 +90,17 @@ export async function getResolverAddress(
   return null;
 }
 
-function revertData(err: unknown): string | undefined {
-  if (!isCallException(err)) return undefined;
-  return typeof err.data === 'string' && err.data.length >= 10 ? err.data : undefined;
+/**
+ * The revert data of a universal resolver lookup, which says why it has no answer; an answer without revert data
+ * (an empty revert, bytes that are not the function's result) is the upstream's failure.
+ */
+function lookupRevertData(answer: NoValue): string {
+  const data = answer.revertData;
+  if (data === undefined || data.length < 10) throw answer.toUpstreamError();
+  return data;
 }
 
-function parseUrError(err: unknown): ErrorDescription | null {
-  const data = revertData(err);
-  if (!data) return null;
+function parseUrError(data: string): ErrorDescription | null {
   try {
     return universalResolverInterface.parseError(data);
   } catch {
@@ -263,38 +231,28 @@ export async function universalResolve(
   const single = calls.length === 1 ? calls[0] : undefined;
   const data = single ?? resolverInterface.encodeFunctionData('multicall', [calls]);
   const context = `resolving ${name}`;
-  let raw: string;
-  try {
-    raw = await provider.call({
-      to: universalResolver,
-      data: universalResolverInterface.encodeFunctionData('resolveWithGateways', [
-        dnsEncode(name),
-        data,
-        batchGateways,
-      ]),
-      enableCcipRead: true,
+  const answer = await callView<[string, string]>(provider, {
+    to: universalResolver,
+    abi: universalResolverInterface,
+    fn: 'resolveWithGateways',
+    args: [dnsEncode(name), data, batchGateways],
+    context,
+    ccipRead: true,
+  });
+  if (answer instanceof NoValue) {
+    const failure = classifyLookupRevert(lookupRevertData(answer));
+    // No resolver, or it does not implement the call(s): no records, not a failure.
+    if (failure === null) return { resolver: null, results: calls.map(() => null) };
+    throw new UpstreamError(`${context}: ${failure.message}`, {
+      upstreamCode: failure.code,
+      upstreamMessage: failure.message,
+      cause: answer.cause,
     });
-  } catch (err) {
-    const reverted = revertData(err);
-    if (reverted) {
-      const failure = classifyLookupRevert(reverted);
-      // No resolver, or it does not implement the call(s): no records, not a failure.
-      if (failure === null) return { resolver: null, results: calls.map(() => null) };
-      throw new UpstreamError(`${context}: ${failure.message}`, {
-        upstreamCode: failure.code,
-        upstreamMessage: failure.message,
-        cause: err,
-      });
-    }
-    throw toUpstreamError(context, err);
   }
+  const [result, resolverAddress] = answer;
   let resolver: string | null;
   let slots: string[];
   try {
-    const [result, resolverAddress] = universalResolverInterface.decodeFunctionResult(
-      'resolveWithGateways',
-      raw,
-    ) as unknown as [string, string];
     resolver = orNull(resolverAddress);
     if (single !== undefined) return { resolver, results: [result === '0x' ? null : (result as Hex)] };
     [slots] = resolverInterface.decodeFunctionResult('multicall', result) as unknown as [string[]];
@@ -349,19 +307,17 @@ export async function universalReverse(
   batchGateways: readonly string[] = [LOCAL_BATCH_GATEWAY_URL],
 ): Promise<UniversalReverseResult> {
   const context = `reverse resolving ${address} (coin type ${coinType})`;
-  let raw: string;
-  try {
-    raw = await provider.call({
-      to: universalResolver,
-      data: universalResolverInterface.encodeFunctionData('reverseWithGateways', [
-        getBytes(getAddress(address)),
-        BigInt(coinType),
-        batchGateways,
-      ]),
-      enableCcipRead: true,
-    });
-  } catch (err) {
-    const parsed = parseUrError(err);
+  const answer = await callView<[string, string, string]>(provider, {
+    to: universalResolver,
+    abi: universalResolverInterface,
+    fn: 'reverseWithGateways',
+    args: [getBytes(getAddress(address)), BigInt(coinType), batchGateways],
+    context,
+    ccipRead: true,
+  });
+  if (answer instanceof NoValue) {
+    const reverted = lookupRevertData(answer);
+    const parsed = parseUrError(reverted);
     // No reverse resolver, or a reverse record that is not a name (empty label, label over 255 bytes).
     if (
       parsed?.name === 'ResolverNotFound' ||
@@ -373,30 +329,19 @@ export async function universalReverse(
     if (parsed?.name === 'ReverseAddressMismatch') {
       return { name: null, resolver: null, reverseResolver: null, unverifiedName: String(parsed.args[0]) };
     }
-    const reverted = revertData(err);
-    if (reverted) {
-      const failure = classifyLookupRevert(reverted);
-      // A reverse or forward resolver without the name/addr profile: no (verified) primary name.
-      if (failure === null) return { name: null, resolver: null, reverseResolver: null };
-      throw new UpstreamError(`${context}: ${failure.message}`, {
-        upstreamCode: failure.code,
-        upstreamMessage: failure.message,
-        cause: err,
-      });
-    }
-    throw toUpstreamError(context, err);
+    const failure = classifyLookupRevert(reverted);
+    // A reverse or forward resolver without the name/addr profile: no (verified) primary name.
+    if (failure === null) return { name: null, resolver: null, reverseResolver: null };
+    throw new UpstreamError(`${context}: ${failure.message}`, {
+      upstreamCode: failure.code,
+      upstreamMessage: failure.message,
+      cause: answer.cause,
+    });
   }
-  try {
-    const [primary, resolver, reverseResolver] = universalResolverInterface.decodeFunctionResult(
-      'reverseWithGateways',
-      raw,
-    ) as unknown as [string, string, string];
-    return {
-      name: primary === '' ? null : primary,
-      resolver: orNull(resolver),
-      reverseResolver: orNull(reverseResolver),
-    };
-  } catch (err) {
-    throw toUpstreamError(`${context}: undecodable answer`, err);
-  }
+  const [primary, resolver, reverseResolver] = answer;
+  return {
+    name: primary === '' ? null : primary,
+    resolver: orNull(resolver),
+    reverseResolver: orNull(reverseResolver),
+  };
 }

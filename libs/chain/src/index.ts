@@ -19,6 +19,8 @@ export {
   type NetworksEnv,
 } from './networks';
 export { ChainProvider, createProvider } from './provider';
+export { createNetworkProviders, type NetworkProviders } from './network-providers';
+export { NoValue, callView, readView, type ViewCall } from './call-view';
 export { observeRpcCalls, type RpcCall, type RpcOutcome } from './rpc-calls';
 export {
   outboundUrlRefusal,
@@ -46,15 +48,23 @@ export {
   signOffchainResolverResponse,
 } from './ccip';
 export {
+  BASE_REGISTRAR_ABI,
   BATCH_GATEWAY_ABI,
   ENS_REGISTRY_ABI,
+  ERC1155_ABI,
+  ERC721_ABI,
   EXTENDED_RESOLVER_INTERFACE_ID,
+  MINT_CONTROLLER_ABI,
   NAME_WRAPPER_ABI,
   OFFCHAIN_RESOLVER_ABI,
   RESOLVER_ABI,
   UNIVERSAL_RESOLVER_ABI,
+  baseRegistrarInterface,
   batchGatewayInterface,
   ensRegistryInterface,
+  erc1155Interface,
+  erc721Interface,
+  mintControllerInterface,
   nameWrapperInterface,
   offchainResolverInterface,
   resolverInterface,
