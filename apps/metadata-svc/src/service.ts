@@ -1,12 +1,6 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { Gauge } from 'prom-client';
-import {
-  createNetworkProviders,
-  NETWORK_NAMES,
-  networksFromEnv,
-  type ChainProvider,
-  type NetworkName,
-} from '@nrp/chain';
+import { createNetworkProviders, NETWORK_NAMES, networksFromEnv, type ChainProvider } from '@nrp/chain';
 import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
 import {
   createApp,
