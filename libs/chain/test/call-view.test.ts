@@ -1,4 +1,4 @@
-import { Wallet, id, type Contract } from 'ethers';
+import { NonceManager, Wallet, id, type Contract } from 'ethers';
 import { deployContract, erc721AvatarTestDoubleArtifact } from '@nrp/contracts';
 // Direct module import: the testkit index also pulls in the S3/database/Redis helpers, not needed here.
 import { startAnvil, type AnvilNode } from '@nrp/testkit/src/anvil';
@@ -47,7 +47,9 @@ describe('callView and readView against anvil', () => {
     const [deployer, owner] = anvil.accounts;
     if (!deployer || !owner) throw new Error('anvil has no accounts');
     holder = owner.address;
-    nft = await deployContract(new Wallet(deployer.privateKey, provider), erc721AvatarTestDoubleArtifact);
+    // Counts its own nonces: the provider under test may answer the deploy's nonce again for the next transaction.
+    const signer = new NonceManager(new Wallet(deployer.privateKey, provider));
+    nft = await deployContract(signer, erc721AvatarTestDoubleArtifact);
     await (await nft.getFunction('mint')(holder, 1n, 'https://img.example/1.json')).wait();
   }, 60_000);
 

@@ -46,6 +46,12 @@ export async function incrementInRedis(
   return { hits: Number(incr?.[1]), resetAt: Date.now() + (ttl > 0 ? ttl : windowMs) };
 }
 
+/**
+ * Client states in which Redis is known to be away: counting waits for nothing then. While it first connects,
+ * commands queue, so the first requests of a replica count in Redis like the rest.
+ */
+const REDIS_DOWN = new Set(['reconnecting', 'close', 'end']);
+
 /** A structured-field list member added to the header (routes with their own limit also count the global one). */
 function appendHeader(res: Response, name: string, member: string): void {
   const previous = res.getHeader(name);
@@ -59,7 +65,7 @@ function clientIp(req: Request): string {
 /**
  * A limiter per route (or one for the whole app), keyed by client IP unless the spec says otherwise, answering
  * IETF draft-8 `RateLimit` / `RateLimit-Policy` headers and 429 with `Retry-After` past the limit. With Redis the
- * counters are shared by every replica; while Redis is not connected, or a command fails, this process counts
+ * counters are shared by every replica; while Redis is known to be away, or a command fails, this process counts
  * alone (so a Redis outage neither fails requests nor lifts the limit), and shared counting resumes when it is back.
  */
 export function createRateLimiter(
@@ -97,7 +103,7 @@ export function createRateLimiter(
       return;
     }
     const key = keyOf(req);
-    if (redis?.status !== 'ready') {
+    if (!redis || REDIS_DOWN.has(redis.status)) {
       answer(local.increment(key), res, next);
       return;
     }

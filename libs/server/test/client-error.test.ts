@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { createApp, createLogger, runService, type RunningService } from '../src';
+import { z } from 'zod';
+import { createApp, createLogger, defineRoute, runService, type RunningService } from '../src';
 
 interface RawAnswer {
   status: number;
@@ -42,7 +43,18 @@ describe("Node's HTTP parser errors answer problem+json", () => {
       description: '',
       logger,
       config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
-      routes: [],
+      // A route that reads its body, so a request's broken body reaches the parser before any answer.
+      routes: [
+        defineRoute({
+          method: 'post',
+          path: '/echo',
+          operationId: 'echo',
+          summary: 'echo',
+          body: z.object({ word: z.string() }),
+          responses: { 200: { description: 'ok', schema: z.object({ word: z.string() }) } },
+          handler: ({ body }) => body,
+        }),
+      ],
     });
     running = await runService({
       app,
@@ -80,7 +92,10 @@ describe("Node's HTTP parser errors answer problem+json", () => {
   it.each([
     ['a request line that is not HTTP', 'HELLO\r\n\r\n'],
     ['a header without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
-    ['a broken chunked body', 'POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    [
+      'a broken chunked body',
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    ],
     [
       'both Content-Length and chunked',
       'POST /h HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
