@@ -14,7 +14,7 @@ import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { startEnsChain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
-import { buildService } from '../apps/mint-svc/src/service';
+import { createService } from '../apps/mint-svc/src/service';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const MINTS = Number(process.env.BENCH_MINTS ?? 50);
@@ -126,9 +126,9 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000',
     MINT_RATE_LIMIT_PER_MINUTE: '1000000',
   });
-  const service = await buildService(config, createLogger('bench', 'silent'));
+  const service = await createService(config, createLogger('bench', 'silent'));
   const list = (parentName: string, settings: Record<string, unknown>) =>
-    service.ctx.listings.upsert({
+    service.context.listings.upsert({
       network: 'sepolia',
       parentName,
       parentNode: namehash(parentName),

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import type { EnsChain } from '@nrp/testkit';
+import { signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { GET_PENDING_CHECK_INTERVAL_MS, processPending, stableImageUrl } from '../src/images';
 import {
   buildMessage,
@@ -9,7 +9,6 @@ import {
   issueNonce,
   jpeg,
   png,
-  signMessage,
   signedFields,
   startEnsChain,
   startHarness,
@@ -95,7 +94,7 @@ describe('sign-in', () => {
     });
     const fields = {
       siweMessage: message,
-      siweSignature: await signMessage(alice, message),
+      siweSignature: await signSignInMessage(alice, message),
       address: alice.address,
     };
     const res = await upload(app, path('signin.eth'), 'avatar', image, fields).expect(401);
@@ -107,7 +106,7 @@ describe('sign-in', () => {
     const message = buildMessage(alice.address, nonce);
     const fields = {
       siweMessage: message,
-      siweSignature: await signMessage(alice, message),
+      siweSignature: await signSignInMessage(alice, message),
       address: alice.address,
     };
     const res = await upload(app, path('signin.eth'), 'avatar', image, fields).expect(401);

@@ -2,16 +2,15 @@ import { Interface, Wallet } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { createProvider, networksFromEnv, observeRpcCalls, type NetworkName } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/client';
-import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
+import { databaseFromEnv, migrate } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
   createApp,
   createServiceMetrics,
   redisFromConfig,
-  type Logger,
-  type ServiceInstance,
   type ServiceFactory,
+  type ServiceOverrides,
 } from '@nrp/server';
 import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
 import type { MintNetworkContext, MintServiceContext } from './context';
@@ -95,23 +94,19 @@ const controllerInterface = new Interface([
   'function treasury() view returns (address)',
 ]);
 
-export interface BuildOptions {
-  /** A database to use instead of the one DATABASE_URL / PGLITE_DATA_DIR describe (tests). Not closed on shutdown. */
-  db?: DatabaseHandle<MintDatabase>;
-  /** Clock in Unix milliseconds (tests). */
-  now?: () => number;
-}
+/** What tests hand in instead of the database and clock the config describes; never closed here. */
+export type MintOverrides = Pick<ServiceOverrides<MintDatabase>, 'database' | 'now'>;
 
-/** createService with injectable database and clock. */
-export async function buildService(
-  config: Config,
-  logger: Logger,
-  options: BuildOptions = {},
-): Promise<ServiceInstance & { ctx: MintServiceContext }> {
+export const createService: ServiceFactory<Config, MintServiceContext, MintOverrides> = async (
+  config,
+  logger,
+  overrides = {},
+) => {
   const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
-  const database = options.db ?? databaseFromEnv<MintDatabase>(config);
+  const database = overrides.database ?? databaseFromEnv<MintDatabase>(config);
   const onShutdown: Array<() => Promise<void>> = [];
-  if (!options.db) onShutdown.push(() => database.close());
+  if (!overrides.database) onShutdown.push(() => database.close());
+  const clock = overrides.now;
   const networks = networkContexts(config);
   const metrics = createServiceMetrics(SERVICE_NAME);
   for (const [name, net] of Object.entries(networks)) observeRpcCalls(net.provider, metrics.rpcCallsOf(name));
@@ -120,6 +115,8 @@ export async function buildService(
   });
   const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const ctx: MintServiceContext = {
+    config,
+    logger,
     networks,
     listings: createListingRepository(database.db),
     verifiedMinters: createVerifiedMinterRepository(database.db),
@@ -131,7 +128,7 @@ export async function buildService(
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
-    now: options.now ?? Date.now,
+    now: clock ? () => clock().getTime() : Date.now,
   };
   try {
     await migrate(database, { table: 'mint_migrations', migrations });
@@ -202,10 +199,5 @@ export async function buildService(
     metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, version, onShutdown, ctx };
-}
-
-export const createService: ServiceFactory<Config> = async (config, logger) => {
-  const { app, onShutdown } = await buildService(config, logger);
-  return { app, version, onShutdown };
+  return { app, version, onShutdown, context: ctx };
 };

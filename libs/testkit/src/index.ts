@@ -15,3 +15,6 @@ export * from './redis-server';
 export * from './fault-tools';
 export * from './postgres-server';
 export * from './until';
+export * from './test-service';
+export * from './chain-env';
+export * from './sign-in';
