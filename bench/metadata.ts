@@ -21,9 +21,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import sharp from 'sharp';
-import { SiweMessage } from 'siwe';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { freePort, startEnsChain, type EnsChain } from '@nrp/testkit';
+import {
+  buildSignInMessage,
+  devChainEnv,
+  freePort,
+  signSignInMessage,
+  startEnsChain,
+  type EnsChain,
+} from '@nrp/testkit';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const RENDERS = Number(process.env.BENCH_RENDERS ?? 30);
@@ -142,17 +148,19 @@ async function signedFields(base: string, wallet: Wallet, scope: string): Promis
     body: Buffer.from(JSON.stringify({ address: wallet.address, scope })),
   });
   const { nonce } = JSON.parse(res.body.toString('utf8')) as { nonce: string };
-  const message = new SiweMessage({
+  const message = buildSignInMessage({
     domain: DOMAIN,
     address: wallet.address,
     statement: 'Benchmark upload.',
     uri: `https://${DOMAIN}`,
-    version: '1',
     chainId: 11155111,
     nonce,
-    issuedAt: new Date().toISOString(),
-  }).prepareMessage();
-  return { siweMessage: message, siweSignature: await wallet.signMessage(message), address: wallet.address };
+  });
+  return {
+    siweMessage: message,
+    siweSignature: await signSignInMessage(wallet, message),
+    address: wallet.address,
+  };
 }
 
 /** A PNG of about `bytes` bytes (noise does not compress). */
@@ -224,12 +232,7 @@ async function main(): Promise<void> {
         PUBLIC_BASE_URL: base,
         SIWE_DOMAINS: DOMAIN,
         BLOB_DIR: mkdtempSync(join(tmpdir(), 'bench-metadata-')),
-        SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
-        SEPOLIA_ENS_REGISTRY: c.ensRegistry,
-        SEPOLIA_NAME_WRAPPER: c.nameWrapper,
-        SEPOLIA_PUBLIC_RESOLVER: c.publicResolver,
-        SEPOLIA_REVERSE_REGISTRAR: c.reverseRegistrar,
-        SEPOLIA_UNIVERSAL_RESOLVER: c.universalResolver,
+        ...devChainEnv(c, chain.anvil.rpcUrl),
         RATE_LIMIT_PER_MINUTE: '100000000',
         NONCE_RATE_LIMIT_PER_MINUTE: '100000000',
         UPLOAD_RATE_LIMIT_PER_MINUTE: '100000000',

@@ -12,9 +12,9 @@ import { listingInputSchema } from '@nrp/api';
 import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
-import { startEnsChain } from '@nrp/testkit';
+import { devChainEnv, startEnsChain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
-import { buildService } from '../apps/mint-svc/src/service';
+import { createService } from '../apps/mint-svc/src/service';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const MINTS = Number(process.env.BENCH_MINTS ?? 50);
@@ -112,13 +112,7 @@ async function main(): Promise<void> {
 
   const config = loadConfig(configSchema, {
     LOG_LEVEL: 'silent',
-    SEPOLIA_RPC_URL: proxy.url,
-    SEPOLIA_ENS_REGISTRY: contracts.ensRegistry,
-    SEPOLIA_NAME_WRAPPER: contracts.nameWrapper,
-    SEPOLIA_PUBLIC_RESOLVER: contracts.publicResolver,
-    SEPOLIA_REVERSE_REGISTRAR: contracts.reverseRegistrar,
-    SEPOLIA_UNIVERSAL_RESOLVER: contracts.universalResolver,
-    SEPOLIA_BASE_REGISTRAR: contracts.baseRegistrar,
+    ...devChainEnv(contracts, proxy.url),
     SEPOLIA_MINT_CONTROLLER: controllerAddress,
     MAINNET_RPC_URL: 'http://127.0.0.1:9',
     SIGNER_PRIVATE_KEY: SIGNER_KEY,
@@ -126,9 +120,9 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000',
     MINT_RATE_LIMIT_PER_MINUTE: '1000000',
   });
-  const service = await buildService(config, createLogger('bench', 'silent'));
+  const service = await createService(config, createLogger('bench', 'silent'));
   const list = (parentName: string, settings: Record<string, unknown>) =>
-    service.ctx.listings.upsert({
+    service.context.listings.upsert({
       network: 'sepolia',
       parentName,
       parentNode: namehash(parentName),

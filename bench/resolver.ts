@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { z } from 'zod';
 import { createApp, createLogger, defineRoute } from '@nrp/server';
-import { buildService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
+import { startResolverService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -99,7 +99,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const fx = await startResolverFixture();
-  const svc = await buildService(fx.env({ LOG_LEVEL: 'silent' }));
+  const svc = await startResolverService(fx.env({ LOG_LEVEL: 'silent' }));
   const resolver = await listen(svc.app);
   const agent = new Agent({ keepAlive: true });
   const rows: Array<{ measure: string; value: string; target: string }> = [];

@@ -11,6 +11,7 @@ import {
   type BaseConfig,
   loadConfig,
   type RunningService,
+  type ServiceContext,
   type ServiceFactory,
   startService,
 } from '@nrp/server';
@@ -42,8 +43,18 @@ export interface ServiceModule {
   name: string;
   port: number;
   hook: DevStackHook;
-  schema: z.ZodType<BaseConfig>;
-  factory: ServiceFactory<BaseConfig>;
+  /** Parses `env` with the service's config schema and runs its `createService`. */
+  start(env: Record<string, string | undefined>): Promise<RunningService>;
+}
+
+function serviceModule<S extends z.ZodType<BaseConfig>>(
+  module: Omit<ServiceModule, 'start'> & { schema: S; factory: ServiceFactory<z.output<S>, ServiceContext> },
+): ServiceModule {
+  const { schema, factory, ...rest } = module;
+  return {
+    ...rest,
+    start: (env) => startService(module.name, loadConfig(schema, env), factory, { handleSignals: false }),
+  };
 }
 
 function port(variable: string, fallback: number): number {
@@ -57,38 +68,38 @@ function port(variable: string, fallback: number): number {
 
 export const services: ServiceModule[] = [
   // The offchain service first: its hook deploys the resolver of offchain.eth that the others may resolve through.
-  {
+  serviceModule({
     key: 'offchain',
     name: offchainService.SERVICE_NAME,
     port: port('OFFCHAIN_PORT', 3003),
     hook: offchain.prepareDevStack,
     schema: offchainConfig.configSchema,
-    factory: offchainService.createService as ServiceFactory<BaseConfig>,
-  },
-  {
+    factory: offchainService.createService,
+  }),
+  serviceModule({
     key: 'resolver',
     name: resolverService.SERVICE_NAME,
     port: port('RESOLVER_PORT', 3004),
     hook: resolver.prepareDevStack,
     schema: resolverConfig.configSchema,
-    factory: resolverService.createService as ServiceFactory<BaseConfig>,
-  },
-  {
+    factory: resolverService.createService,
+  }),
+  serviceModule({
     key: 'mint',
     name: mintService.SERVICE_NAME,
     port: port('MINT_PORT', 3002),
     hook: mint.prepareDevStack,
     schema: mintConfig.configSchema,
-    factory: mintService.createService as ServiceFactory<BaseConfig>,
-  },
-  {
+    factory: mintService.createService,
+  }),
+  serviceModule({
     key: 'metadata',
     name: metadataService.SERVICE_NAME,
     port: port('METADATA_PORT', 3001),
     hook: metadata.prepareDevStack,
     schema: metadataConfig.configSchema,
-    factory: metadataService.createService as ServiceFactory<BaseConfig>,
-  },
+    factory: metadataService.createService,
+  }),
 ];
 
 /** A 1×1 SVG: the demo avatar record is an ENSIP-12 `data:` URI, shown as is by every client. */
@@ -206,8 +217,7 @@ async function main(): Promise<void> {
     const { HOST: _host, PORT: _port, ...given } = process.env;
     for (const service of services) {
       const env = { ...ctx.env, ...contributions.get(service)?.env, ...given, PORT: String(service.port) };
-      const config = loadConfig(service.schema, env);
-      running.push(await startService(service.name, config, service.factory, { handleSignals: false }));
+      running.push(await service.start(env));
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
 

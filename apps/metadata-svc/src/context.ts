@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { PgNonceStore } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
-import type { Logger } from '@nrp/server';
+import type { ServiceContext } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
 import type { AvatarResolutions } from './avatars';
 import type { Config } from './config';
@@ -12,9 +12,7 @@ import type { OffchainClient } from './offchain-client';
 import type { TokenCache } from './token-cache';
 
 /** Everything the routes and domain modules of this service use, built once in `createService`. */
-export interface MetadataContext {
-  config: Config;
-  logger: Logger;
+export interface MetadataContext extends ServiceContext<Config> {
   db: Kysely<MetadataDb>;
   blobs: BlobStore;
   nonces: PgNonceStore;

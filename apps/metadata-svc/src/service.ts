@@ -1,18 +1,17 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { Gauge } from 'prom-client';
 import { createNetworkProviders, NETWORK_NAMES, networksFromEnv, type ChainProvider } from '@nrp/chain';
-import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
+import { databaseFromEnv, migrate } from '@nrp/db';
 import {
   createApp,
   createServiceMetrics,
   redisFromConfig,
   startPeriodic,
-  type Logger,
   type ServiceFactory,
-  type ServiceInstance,
+  type ServiceOverrides,
 } from '@nrp/server';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
-import { createBlobStore, parseBlobStoreConfig, type BlobStore } from '@nrp/storage';
+import { createBlobStore, parseBlobStoreConfig } from '@nrp/storage';
 import type { Config } from './config';
 import type { MetadataContext } from './context';
 import {
@@ -70,31 +69,21 @@ Choices where the contract is silent:
 - Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind (shared through Redis
   when REDIS_URL is set).`;
 
-export interface ServiceOverrides {
-  /** Use this database instead of DATABASE_URL / PGlite (tests); it is not closed on shutdown. */
-  database?: DatabaseHandle<MetadataDb>;
-  /** Use this blob store instead of the S3/local one from the environment. */
-  blobs?: BlobStore;
-  now?: () => Date;
-}
+/** What tests hand in instead of the database, blob store and clock the config describes; never closed here. */
+export type MetadataOverrides = Pick<ServiceOverrides<MetadataDb>, 'database' | 'blobs' | 'now'>;
 
-export interface MetadataService extends ServiceInstance {
-  context: MetadataContext;
-}
-
-/** Builds the service; `overrides` let tests hand in their database, blob store or clock. */
-export async function createMetadataService(
-  config: Config,
-  logger: Logger,
-  overrides: ServiceOverrides = {},
-): Promise<MetadataService> {
+export const createService: ServiceFactory<Config, MetadataContext, MetadataOverrides> = async (
+  config,
+  logger,
+  overrides = {},
+) => {
   const onShutdown: Array<() => Promise<void>> = [];
   const database = overrides.database ?? databaseFromEnv<MetadataDb>(config);
   if (!overrides.database) onShutdown.push(() => database.close());
   try {
     await migrate(database, { table: MIGRATION_TABLE, migrations });
   } catch (err) {
-    await database.close();
+    for (const step of onShutdown) await step();
     throw err;
   }
   const blobs =
@@ -207,7 +196,4 @@ export async function createMetadataService(
     () => eventRelay.stop(),
   );
   return { app, version, onShutdown, routes, context };
-}
-
-export const createService: ServiceFactory<Config> = (config, logger) =>
-  createMetadataService(config, logger);
+};

@@ -5,18 +5,9 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import type { EnsChain } from '@nrp/testkit';
+import { signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/images';
-import {
-  buildMessage,
-  png,
-  signMessage,
-  startEnsChain,
-  startHarness,
-  walletOf,
-  BASE_URL,
-  type Harness,
-} from './support';
+import { buildMessage, png, startEnsChain, startHarness, walletOf, BASE_URL, type Harness } from './support';
 
 let chain: EnsChain;
 let alice: Wallet;
@@ -145,7 +136,11 @@ describe('@nrp/client against the service on a real port', () => {
     const { nonce, expiresAt } = await client.getNonce({ address: alice.address, scope: 'avatar' });
     expect(expiresAt).toBeGreaterThan(Date.now());
     const siweMessage = buildMessage(alice.address, nonce);
-    return { siweMessage, siweSignature: await signMessage(alice, siweMessage), address: alice.address };
+    return {
+      siweMessage,
+      siweSignature: await signSignInMessage(alice, siweMessage),
+      address: alice.address,
+    };
   }
 
   it('uploads, reads, describes and deletes through the typed client', async () => {

@@ -5,13 +5,12 @@
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { imageSignInMessage } from '@nrp/client';
-import type { EnsChain } from '@nrp/testkit';
+import { signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/images';
 import {
   imageRows,
   issueNonce,
   png,
-  signMessage,
   signedFields,
   startEnsChain,
   startHarness,
@@ -44,7 +43,11 @@ async function bound(name: string, operation: 'upload' | 'delete', kind: 'avatar
     kind,
     operation,
   });
-  return { siweMessage: message, siweSignature: await signMessage(alice, message), address: alice.address };
+  return {
+    siweMessage: message,
+    siweSignature: await signSignInMessage(alice, message),
+    address: alice.address,
+  };
 }
 
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import type { Wallet } from 'ethers';
 import { createDatabase } from '@nrp/db';
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from '@nrp/server';
 import {
+  signSignInMessage,
   postgresServerAvailable,
   startPostgresServer,
   until,
@@ -23,7 +24,6 @@ import {
   imageRows,
   png,
   signedFields,
-  signMessage,
   startEnsChain,
   startHarness,
   storedKeys,
@@ -105,7 +105,7 @@ interface Outcome {
         const message = buildMessage(wallet.address, nonce);
         const fields = {
           siweMessage: message,
-          siweSignature: await signMessage(wallet, message),
+          siweSignature: await signSignInMessage(wallet, message),
           address: wallet.address,
         };
         const name = `fault${nextName++}.eth`;

@@ -3,6 +3,7 @@ import type { Wallet } from 'ethers';
 import { Client } from 'pg';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import {
+  signSignInMessage,
   createTestDatabase,
   missingCommands,
   NO_SHARED_POSTGRES,
@@ -27,7 +28,6 @@ import {
   png,
   processEnv,
   s3Env,
-  signMessage,
   signedFields,
   startEnsChain,
   upload,
@@ -165,7 +165,7 @@ describe('two replicas behind HAProxy sharing PostgreSQL, Redis and S3', () => {
     const message = buildMessage(alice.address, nonce);
     const fields = {
       siweMessage: message,
-      siweSignature: await signMessage(alice, message),
+      siweSignature: await signSignInMessage(alice, message),
       address: alice.address,
     };
     const image = await png(64, 64, '#00aa00');

@@ -2,11 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService, SERVICE_NAME } from '../src/service';
 import { authProblems } from '@nrp/auth';
-import { documentedProblemCodes, openApiFindings } from '@nrp/testkit';
+import { documentedProblemCodes, openApiFindings, startTestService } from '@nrp/testkit';
 import { problems } from '../src/problems';
 
 describe('metadata-svc shared endpoints', () => {
@@ -14,19 +13,17 @@ describe('metadata-svc shared endpoints', () => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const instance = await createService(
-      loadConfig(configSchema, {
-        LOG_LEVEL: 'silent',
+    const service = await startTestService({
+      createService,
+      configSchema,
+      env: {
         BLOB_DIR: mkdtempSync(join(tmpdir(), 'metadata-shared-')),
         PENDING_CHECK_INTERVAL_MS: '0',
         ORPHAN_SWEEP_INTERVAL_MS: '0',
-      }),
-      createLogger('t', 'silent'),
-    );
-    app = instance.app;
-    close = async () => {
-      for (const step of instance.onShutdown) await step();
-    };
+      },
+    });
+    app = service.app;
+    close = service.close;
   });
   afterAll(() => close());
 

@@ -1,18 +1,29 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet, hashMessage } from 'ethers';
+import { Wallet } from 'ethers';
 import sharp from 'sharp';
-import { SiweMessage } from 'siwe';
 import request from 'supertest';
-import { createSiweMessage } from 'viem/siwe';
 import type { DatabaseHandle } from '@nrp/db';
-import { createLogger, loadConfig } from '@nrp/server';
+import type { ServiceInstance } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
-import { createTestDatabase, startEnsChain, type EnsChain, type TestS3Server } from '@nrp/testkit';
+import {
+  buildSignInMessage,
+  createTestClock,
+  createTestDatabase,
+  devChainEnv,
+  issueNonce as issueNonceAt,
+  signSignInMessage,
+  startEnsChain,
+  startTestService,
+  type EnsChain,
+  type SignInMessageFields,
+  type TestS3Server,
+} from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
+import type { MetadataContext } from '../src/context';
 import type { MetadataDb } from '../src/data/database';
-import { createMetadataService, type MetadataService } from '../src/service';
+import { createService } from '../src/service';
 
 export const BASE_URL = 'http://metadata.test';
 export const DOMAIN = 'app.test';
@@ -20,7 +31,7 @@ export const SEPOLIA = 11155111;
 
 export interface Harness {
   chain: EnsChain;
-  service: MetadataService;
+  service: ServiceInstance<MetadataContext>;
   db: DatabaseHandle<MetadataDb>;
   config: Config;
   /** Moves the service's clock (pending windows, nonce lifetimes, expiries). */
@@ -29,14 +40,8 @@ export interface Harness {
 }
 
 export function chainEnv(chain: EnsChain): Record<string, string> {
-  const c = chain.contracts;
   return {
-    SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
-    SEPOLIA_ENS_REGISTRY: c.ensRegistry,
-    SEPOLIA_NAME_WRAPPER: c.nameWrapper,
-    SEPOLIA_PUBLIC_RESOLVER: c.publicResolver,
-    SEPOLIA_REVERSE_REGISTRAR: c.reverseRegistrar,
-    SEPOLIA_UNIVERSAL_RESOLVER: c.universalResolver,
+    ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
     // mainnet points at the same local node, so a request for mainnet is refused by chain id, not by RPC errors
     MAINNET_RPC_URL: chain.anvil.rpcUrl,
   };
@@ -48,95 +53,71 @@ export async function startHarness(
   env: Record<string, string> = {},
   opts: { blobs?: BlobStore; database?: DatabaseHandle<MetadataDb> } = {},
 ): Promise<Harness> {
-  let offset = 0;
-  const config = loadConfig(configSchema, {
-    LOG_LEVEL: 'silent',
-    PUBLIC_BASE_URL: BASE_URL,
-    SIWE_DOMAINS: DOMAIN,
-    BLOB_DIR: mkdtempSync(join(tmpdir(), 'metadata-blobs-')),
-    PENDING_WINDOW_MS: '60000',
-    PENDING_CHECK_INTERVAL_MS: '0',
-    ORPHAN_SWEEP_INTERVAL_MS: '0',
-    ORPHAN_GRACE_MS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    UPLOAD_RATE_LIMIT_PER_MINUTE: '100000',
-    NONCE_RATE_LIMIT_PER_MINUTE: '100000',
-    DELETE_RATE_LIMIT_PER_MINUTE: '100000',
-    ...chainEnv(chain),
-    ...env,
-  });
+  const clock = createTestClock();
   const db = opts.database ?? (await createTestDatabase<MetadataDb>());
-  const service = await createMetadataService(config, createLogger('t', 'silent'), {
-    database: db,
-    now: () => new Date(Date.now() + offset),
-    ...(opts.blobs ? { blobs: opts.blobs } : {}),
+  const service = await startTestService({
+    createService,
+    configSchema,
+    env: {
+      PUBLIC_BASE_URL: BASE_URL,
+      SIWE_DOMAINS: DOMAIN,
+      BLOB_DIR: mkdtempSync(join(tmpdir(), 'metadata-blobs-')),
+      PENDING_WINDOW_MS: '60000',
+      PENDING_CHECK_INTERVAL_MS: '0',
+      ORPHAN_SWEEP_INTERVAL_MS: '0',
+      ORPHAN_GRACE_MS: '0',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      UPLOAD_RATE_LIMIT_PER_MINUTE: '100000',
+      NONCE_RATE_LIMIT_PER_MINUTE: '100000',
+      DELETE_RATE_LIMIT_PER_MINUTE: '100000',
+      ...chainEnv(chain),
+      ...env,
+    },
+    overrides: { database: db, now: clock.now, ...(opts.blobs ? { blobs: opts.blobs } : {}) },
+    handedIn: [db],
   });
   return {
     chain,
-    service,
+    service: service.instance,
     db,
-    config,
-    advance: (ms) => {
-      offset += ms;
-    },
-    close: async () => {
-      for (const step of service.onShutdown) await step();
-      await db.close();
-    },
+    config: service.config,
+    advance: clock.advance,
+    close: service.close,
   };
 }
 
 export { startEnsChain };
 
-export interface SignOptions {
+export interface SignOptions extends Pick<SignInMessageFields, 'issuedAt' | 'expirationTime' | 'builder'> {
   domain?: string;
   chainId?: number;
-  issuedAt?: Date;
-  expirationTime?: Date;
-  builder?: 'siwe' | 'viem';
   /** Sign with this key instead of the address's own (contract wallets, wrong signers). */
   signWith?: Wallet;
   /** How the signature is made: EIP-191 personal_sign (default) or the raw digest (ERC-1271 test wallet). */
   raw?: boolean;
 }
 
+/** This service's sign-in message: its statement and URI, SIWE_DOMAINS' domain and sepolia unless told. */
 export function buildMessage(address: string, nonce: string, o: SignOptions = {}): string {
   const domain = o.domain ?? DOMAIN;
-  const fields = {
+  return buildSignInMessage({
     domain,
     address,
     statement: 'Manage my profile images.',
     uri: `https://${domain}/profile`,
-    version: '1' as const,
     chainId: o.chainId ?? SEPOLIA,
     nonce,
-  };
-  const issuedAt = o.issuedAt ?? new Date();
-  if (o.builder === 'viem') {
-    return createSiweMessage({
-      ...fields,
-      address: address as `0x${string}`,
-      issuedAt,
-      ...(o.expirationTime ? { expirationTime: o.expirationTime } : {}),
-    });
-  }
-  return new SiweMessage({
-    ...fields,
-    issuedAt: issuedAt.toISOString(),
-    ...(o.expirationTime ? { expirationTime: o.expirationTime.toISOString() } : {}),
-  }).prepareMessage();
-}
-
-export async function signMessage(wallet: Wallet, message: string, raw = false): Promise<string> {
-  return raw ? wallet.signingKey.sign(hashMessage(message)).serialized : wallet.signMessage(message);
+    issuedAt: o.issuedAt,
+    expirationTime: o.expirationTime,
+    builder: o.builder,
+  });
 }
 
 /** An in-process app, or the base URL of a service process. */
-type App = MetadataService['app'] | string;
+type App = Harness['service']['app'] | string;
 
-export async function issueNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
-  const res = await request(app).post('/auth/nonce').send({ address, scope }).expect(200);
-  return (res.body as { nonce: string }).nonce;
+export function issueNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
+  return issueNonceAt(app, '/auth/nonce', address, scope);
 }
 
 /** A fresh nonce, a message and its signature for `wallet` (or `address` signed by `o.signWith`). */
@@ -150,7 +131,7 @@ export async function signedFields(
   const message = buildMessage(address, nonce, o);
   return {
     siweMessage: message,
-    siweSignature: await signMessage(o.signWith ?? wallet, message, o.raw),
+    siweSignature: await signSignInMessage(o.signWith ?? wallet, message, o.raw),
     address,
   };
 }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import type { EnsChain } from '@nrp/testkit';
+import { signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { GET_PENDING_CHECK_INTERVAL_MS, processPending, stableImageUrl } from '../src/images';
 import {
   buildMessage,
@@ -10,7 +10,6 @@ import {
   issueNonce,
   jpeg,
   png,
-  signMessage,
   signedFields,
   startEnsChain,
   startHarness,
@@ -96,7 +95,7 @@ describe('sign-in', () => {
     });
     const fields = {
       siweMessage: message,
-      siweSignature: await signMessage(alice, message),
+      siweSignature: await signSignInMessage(alice, message),
       address: alice.address,
     };
     const res = await upload(app, path('signin.eth'), 'avatar', image, fields).expect(401);
@@ -108,7 +107,7 @@ describe('sign-in', () => {
     const message = buildMessage(alice.address, nonce);
     const fields = {
       siweMessage: message,
-      siweSignature: await signMessage(alice, message),
+      siweSignature: await signSignInMessage(alice, message),
       address: alice.address,
     };
     const res = await upload(app, path('signin.eth'), 'avatar', image, fields).expect(401);

@@ -3,11 +3,13 @@ import type { ChainProvider, NetworkConfig } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/api';
 import type { NonceStore } from '@nrp/auth';
 import type { Kysely } from 'kysely';
+import type { ServiceContext } from '@nrp/server';
 import type { EventOutbox } from '@nrp/outbox';
 import type { MintDatabase } from './data/schema';
 import type { ListingRepository } from './data/listings';
 import type { VerifiedMinterRepository } from './data/verified-minters';
 import type { ChainContracts } from './chain-facts';
+import type { Config } from './config';
 
 /** One network as the mint service sees it. */
 export interface MintNetworkContext {
@@ -19,7 +21,7 @@ export interface MintNetworkContext {
 }
 
 /** What the routes need; built once in createService. */
-export interface MintServiceContext {
+export interface MintServiceContext extends ServiceContext<Config> {
   networks: Record<MintNetwork, MintNetworkContext>;
   listings: ListingRepository;
   verifiedMinters: VerifiedMinterRepository;

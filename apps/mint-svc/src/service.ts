@@ -10,16 +10,15 @@ import {
   type NetworkProviders,
 } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/api';
-import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
+import { databaseFromEnv, migrate } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
   createApp,
   createServiceMetrics,
   redisFromConfig,
-  type Logger,
-  type ServiceInstance,
   type ServiceFactory,
+  type ServiceOverrides,
 } from '@nrp/server';
 import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
 import type { MintNetworkContext, MintServiceContext } from './context';
@@ -103,23 +102,19 @@ function networkContexts(
   return { mainnet: build('mainnet'), sepolia: build('sepolia') };
 }
 
-export interface BuildOptions {
-  /** A database to use instead of the one DATABASE_URL / PGLITE_DATA_DIR describe (tests). Not closed on shutdown. */
-  db?: DatabaseHandle<MintDatabase>;
-  /** Clock in Unix milliseconds (tests). */
-  now?: () => number;
-}
+/** What tests hand in instead of the database and clock the config describes; never closed here. */
+export type MintOverrides = Pick<ServiceOverrides<MintDatabase>, 'database' | 'now'>;
 
-/** createService with injectable database and clock. */
-export async function buildService(
-  config: Config,
-  logger: Logger,
-  options: BuildOptions = {},
-): Promise<ServiceInstance & { ctx: MintServiceContext }> {
+export const createService: ServiceFactory<Config, MintServiceContext, MintOverrides> = async (
+  config,
+  logger,
+  overrides = {},
+) => {
   const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
-  const database = options.db ?? databaseFromEnv<MintDatabase>(config);
+  const database = overrides.database ?? databaseFromEnv<MintDatabase>(config);
   const onShutdown: Array<() => Promise<void>> = [];
-  if (!options.db) onShutdown.push(() => database.close());
+  if (!overrides.database) onShutdown.push(() => database.close());
+  const clock = overrides.now;
   const metrics = createServiceMetrics(SERVICE_NAME);
   const networks = networkContexts(
     config,
@@ -127,6 +122,8 @@ export async function buildService(
   );
   const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const ctx: MintServiceContext = {
+    config,
+    logger,
     networks,
     listings: createListingRepository(database.db),
     verifiedMinters: createVerifiedMinterRepository(database.db),
@@ -139,7 +136,7 @@ export async function buildService(
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
-    now: options.now ?? Date.now,
+    now: clock ? () => clock().getTime() : Date.now,
   };
   try {
     await migrate(database, { table: 'mint_migrations', migrations });
@@ -213,10 +210,5 @@ export async function buildService(
     metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, version, onShutdown, routes, ctx };
-}
-
-export const createService: ServiceFactory<Config> = async (config, logger) => {
-  const { app, onShutdown, routes } = await buildService(config, logger);
-  return { app, version, onShutdown, routes };
+  return { app, version, onShutdown, routes, context: ctx };
 };

@@ -8,7 +8,7 @@ import { createLogger, loadConfig } from '@nrp/server';
 import { startEnsChain, type DevStackContext, type EnsChain } from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import { prepareDevStack } from '../dev/dev-stack';
-import { buildService } from '../src/service';
+import { createService } from '../src/service';
 
 describe('mint-svc dev stack hook', () => {
   let chain: EnsChain;
@@ -58,7 +58,7 @@ describe('mint-svc dev stack hook', () => {
     expect(await chain.ens.registryOwner('mint.eth')).toBe(chain.accounts[0]?.address);
 
     const config = loadConfig(configSchema, { ...ctx.env, ...contribution.env, PGLITE_DATA_DIR: '' });
-    const service = await buildService(config, createLogger('t', 'silent'));
+    const service = await createService(config, createLogger('t', 'silent'));
     const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, { staticNetwork: true });
     try {
       expect((await request(service.app).get('/ready').expect(200)).body.checks['sepolia-controller']).toBe(

@@ -1,16 +1,25 @@
 import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Signer } from 'ethers';
-import { SiweMessage } from 'siwe';
-import request from 'supertest';
 import type { Express } from 'express';
 import { listingInputSchema, type ListingInput } from '@nrp/api';
 import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
-import { createLogger, loadConfig, type RouteDefinition } from '@nrp/server';
-import { createTestDatabase, startEnsChain, type EnsChain } from '@nrp/testkit';
+import type { RouteDefinition } from '@nrp/server';
+import {
+  buildSignInMessage,
+  createTestClock,
+  createTestDatabase,
+  devChainEnv,
+  issueNonce,
+  signSignInMessage,
+  startEnsChain,
+  startTestService,
+  type EnsChain,
+  type TestClock,
+} from '@nrp/testkit';
 import type { DatabaseHandle } from '@nrp/db';
-import { configSchema, type Config } from '../src/config';
+import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
-import { buildService } from '../src/service';
+import { createService } from '../src/service';
 import type { MintServiceContext } from '../src/context';
 
 export const SIGNER_KEY = '0x' + '11'.repeat(32);
@@ -24,23 +33,17 @@ export interface MintTestEnv {
   treasury: string;
   app: Express;
   routes: RouteDefinition[];
-  ctx: MintServiceContext;
+  context: MintServiceContext;
   db: DatabaseHandle<MintDatabase>;
-  /** Fake clock offset (ms) added to Date.now() by the service. */
-  clock: { offsetMs: number };
+  /** The service's clock: `offsetMs` is added to the wall clock. */
+  clock: TestClock;
   stop(): Promise<void>;
 }
 
 export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}): Record<string, string> {
   return {
     LOG_LEVEL: 'silent',
-    SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
-    SEPOLIA_ENS_REGISTRY: chain.contracts.ensRegistry,
-    SEPOLIA_NAME_WRAPPER: chain.contracts.nameWrapper,
-    SEPOLIA_PUBLIC_RESOLVER: chain.contracts.publicResolver,
-    SEPOLIA_REVERSE_REGISTRAR: chain.contracts.reverseRegistrar,
-    SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
-    SEPOLIA_BASE_REGISTRAR: chain.contracts.baseRegistrar,
+    ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
     // Mainnet points at a closed port: nothing in these tests may reach a real node.
     MAINNET_RPC_URL: 'http://127.0.0.1:9',
     SIGNER_PRIVATE_KEY: SIGNER_KEY,
@@ -77,19 +80,18 @@ export async function startMintTestEnv(
       owner: accountAt(chain, 0).address,
     });
     const controllerAddress = await controller.getAddress();
-    const config: Config = loadConfig(
+    const db = await createTestDatabase<MintDatabase>();
+    const clock = createTestClock();
+    const service = await startTestService({
+      createService,
       configSchema,
-      serviceEnv(chain, {
+      env: serviceEnv(chain, {
         SEPOLIA_MINT_CONTROLLER: controllerAddress,
         TREASURY_ADDRESS: treasury,
         ...(typeof extraEnv === 'function' ? extraEnv(chain, controllerAddress) : extraEnv),
       }),
-    );
-    const db = await createTestDatabase<MintDatabase>();
-    const clock = { offsetMs: 0 };
-    const instance = await buildService(config, createLogger('test', 'silent'), {
-      db,
-      now: () => Date.now() + clock.offsetMs,
+      overrides: { database: db, now: clock.now },
+      handedIn: [db],
     });
     return {
       chain,
@@ -97,14 +99,13 @@ export async function startMintTestEnv(
       controller: new Contract(controllerAddress, mintControllerArtifact.abi, provider),
       controllerAddress,
       treasury,
-      app: instance.app,
-      routes: instance.routes,
-      ctx: instance.ctx,
+      app: service.app,
+      routes: service.routes,
+      context: service.context,
       db,
       clock,
       stop: async () => {
-        for (const step of instance.onShutdown) await step();
-        await db.close();
+        await service.close();
         provider.destroy();
         await chain.stop();
       },
@@ -134,7 +135,7 @@ export async function listDirect(
   listedBy: string | null = null,
 ): Promise<void> {
   const parsed = listingInputSchema.parse({ basePriceWei: '0', ...settings });
-  await env.ctx.listings.upsert({
+  await env.context.listings.upsert({
     network: 'sepolia',
     parentName,
     parentNode: namehash(parentName),
@@ -170,23 +171,18 @@ export async function signIn(
     expirationTime?: Date;
   },
 ): Promise<{ siweMessage: string; siweSignature: string; address: string; nonce: string }> {
-  const res = await request(app)
-    .post('/api/v1/auth/nonce')
-    .send({ address: wallet.address, scope: opts.scope })
-    .expect(200);
-  const nonce = String(res.body.nonce);
-  const message = new SiweMessage({
+  const nonce = await issueNonce(app, '/api/v1/auth/nonce', wallet.address, opts.scope);
+  const message = buildSignInMessage({
     domain: opts.domain ?? SIWE_DOMAIN,
     address: wallet.address,
     statement: 'Manage my mint listing',
     uri: `https://${SIWE_DOMAIN}`,
-    version: '1',
     chainId: opts.chainId ?? 11155111,
     nonce,
-    issuedAt: (opts.issuedAt ?? new Date()).toISOString(),
-    ...(opts.expirationTime ? { expirationTime: opts.expirationTime.toISOString() } : {}),
-  }).prepareMessage();
-  const siweSignature = await new Wallet(wallet.privateKey).signMessage(message);
+    issuedAt: opts.issuedAt,
+    expirationTime: opts.expirationTime,
+  });
+  const siweSignature = await signSignInMessage(new Wallet(wallet.privateKey), message);
   return { siweMessage: message, siweSignature, address: wallet.address, nonce };
 }
 

@@ -7,7 +7,7 @@ import { listingSignInMessage, minterSignInMessage } from '@nrp/client';
 import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
-import { buildService } from '../src/service';
+import { createService } from '../src/service';
 import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintTestEnv, type MintTestEnv } from './helpers';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
@@ -348,7 +348,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         .send({ address: wallet.address, scope })
         .expect(200);
       const common = {
-        serviceUrl: env.ctx.publicBaseUrl,
+        serviceUrl: env.context.publicBaseUrl,
         domain: SIWE_DOMAIN,
         address: wallet.address,
         nonce: String(res.body.nonce),
@@ -428,7 +428,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       );
       const config = loadConfig(configSchema, serviceEnv(env.chain, { LISTINGS_FILE: file }));
       const logger = createLogger('t', 'silent');
-      const second = await buildService(config, logger, { db: env.db });
+      const second = await createService(config, logger, { database: env.db });
       try {
         const res = await request(second.app).get(listingPath('sepolia', 'operator.eth')).expect(200);
         expect(res.body).toMatchObject({
@@ -447,11 +447,11 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         file,
         JSON.stringify([{ network: 'sepolia', parentName: 'x.eth', listing: { basePriceWei: '1' } }]),
       );
-      const err = await buildService(config, logger, { db: env.db }).catch((e: unknown) => e);
+      const err = await createService(config, logger, { database: env.db }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ConfigError);
       expect(String(err)).toMatch(/paymentReceiver/);
       writeFileSync(file, '{ not json');
-      await expect(buildService(config, logger, { db: env.db })).rejects.toThrow(/LISTINGS_FILE/);
+      await expect(createService(config, logger, { database: env.db })).rejects.toThrow(/LISTINGS_FILE/);
     });
   });
 
@@ -484,9 +484,9 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       });
       expect(ok.body.verifiedUntil).toBeGreaterThan(Date.now() / 1000 + 29 * 86400);
       expect(await countRows('mint_verified_minters')).toBe(rows + 1);
-      expect(await env.ctx.verifiedMinters.isVerified('sepolia', stranger.address)).toBe(true);
+      expect(await env.context.verifiedMinters.isVerified('sepolia', stranger.address)).toBe(true);
       expect(
-        await env.ctx.verifiedMinters.isVerified(
+        await env.context.verifiedMinters.isVerified(
           'sepolia',
           stranger.address,
           new Date(ok.body.verifiedUntil * 1000),

@@ -153,7 +153,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     });
 
     it('a failing RPC node is 502 UPSTREAM_ERROR carrying the node error (mainnet points at a closed port)', async () => {
-      await env.ctx.listings.upsert({
+      await env.context.listings.upsert({
         network: 'mainnet',
         parentName: 'mint.eth',
         parentNode: namehash('mint.eth'),
@@ -172,7 +172,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
         expect(res.body).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: { message: expect.any(String) } });
         expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/);
       } finally {
-        await env.ctx.listings.remove('mainnet', 'mint.eth');
+        await env.context.listings.remove('mainnet', 'mint.eth');
       }
     });
 
@@ -420,7 +420,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       const after = await estimate({ parentName: 'verified.eth', label: 'x1', minterAddress: minter });
       expect(after.body.validationErrors).toEqual([]);
       // Verified on sepolia only.
-      expect(await env.ctx.verifiedMinters.isVerified('mainnet', minter)).toBe(false);
+      expect(await env.context.verifiedMinters.isVerified('mainnet', minter)).toBe(false);
     });
 
     it('lists every cause at once, and POST /api/v1/mint refuses with 400 MINT_NOT_ALLOWED and the same list', async () => {

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
-import { buildService, createService, SERVICE_NAME } from '../src/service';
+import { createService, SERVICE_NAME } from '../src/service';
 import { authProblems } from '@nrp/auth';
-import { documentedProblemCodes, openApiFindings } from '@nrp/testkit';
+import { documentedProblemCodes, openApiFindings, startTestService } from '@nrp/testkit';
 import { mintProblems } from '../src/problems';
 
 const env = {
@@ -20,11 +20,9 @@ describe('mint-svc shared endpoints', () => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const instance = await createService(loadConfig(configSchema, env), createLogger('t', 'silent'));
-    app = instance.app;
-    close = async () => {
-      for (const step of instance.onShutdown) await step();
-    };
+    const service = await startTestService({ createService, configSchema, env });
+    app = service.app;
+    close = service.close;
   });
   afterAll(() => close());
 
@@ -84,18 +82,18 @@ describe('mint-svc configuration', () => {
 
   it('refuses to start without SIGNER_PRIVATE_KEY', async () => {
     const config = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: '' });
-    await expect(buildService(config, logger)).rejects.toThrow(ConfigError);
-    await expect(buildService(config, logger)).rejects.toThrow(/SIGNER_PRIVATE_KEY: required/);
+    await expect(createService(config, logger)).rejects.toThrow(ConfigError);
+    await expect(createService(config, logger)).rejects.toThrow(/SIGNER_PRIVATE_KEY: required/);
   });
 
   it('refuses a malformed key without echoing it', async () => {
     const secret = '0x' + 'ab'.repeat(31) + 'zz';
     const config = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: secret });
-    const err = await buildService(config, logger).catch((e: unknown) => e);
+    const err = await createService(config, logger).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(String((err as Error).message)).not.toContain('abab');
     const zero = loadConfig(configSchema, { ...env, SIGNER_PRIVATE_KEY: '0x' + '00'.repeat(32) });
-    await expect(buildService(zero, logger)).rejects.toThrow(/not a valid secp256k1 private key/);
+    await expect(createService(zero, logger)).rejects.toThrow(/not a valid secp256k1 private key/);
   });
 
   it('bad values name their variable', () => {
@@ -116,7 +114,7 @@ describe('mint-svc configuration', () => {
       MINT_RATE_LIMIT_PER_MINUTE: '2',
       NONCE_RATE_LIMIT_PER_MINUTE: '1',
     });
-    const instance = await buildService(config, logger);
+    const instance = await createService(config, logger);
     try {
       const body = {
         parentName: 'mint.eth',
@@ -139,6 +137,6 @@ describe('mint-svc configuration', () => {
 
   it('a bad LISTINGS_FILE stops the start with one line naming it', async () => {
     const config = loadConfig(configSchema, { ...env, LISTINGS_FILE: '/no/such/listings.json' });
-    await expect(buildService(config, logger)).rejects.toThrow(/LISTINGS_FILE: cannot read/);
+    await expect(createService(config, logger)).rejects.toThrow(/LISTINGS_FILE: cannot read/);
   });
 });

@@ -1,12 +1,10 @@
 import request from 'supertest';
 import { listingInputSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
-import { createLogger, loadConfig } from '@nrp/server';
-import { createTestDatabase, startAnvil, startTcpProxy, type TcpProxy } from '@nrp/testkit';
-import type { DatabaseHandle } from '@nrp/db';
+import { createTestDatabase, startAnvil, startTcpProxy, startTestService, type TcpProxy } from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
-import { buildService } from '../src/service';
+import { createService } from '../src/service';
 import { accountAt, serviceEnv, startMintTestEnv, type MintTestEnv } from './helpers';
 
 const RPC_TIMEOUT_MS = 500;
@@ -30,18 +28,20 @@ afterAll(async () => {
 async function serviceWithRpc(
   rpcUrl: string,
 ): Promise<{ app: Parameters<typeof request>[0]; close(): Promise<void> }> {
-  const config = loadConfig(
+  const db = await createTestDatabase<MintDatabase>();
+  const service = await startTestService({
+    createService,
     configSchema,
-    serviceEnv(env.chain, {
+    env: serviceEnv(env.chain, {
       SEPOLIA_RPC_URL: rpcUrl,
       RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
       SEPOLIA_MINT_CONTROLLER: env.controllerAddress,
       TREASURY_ADDRESS: env.treasury,
     }),
-  );
-  const db: DatabaseHandle<MintDatabase> = await createTestDatabase<MintDatabase>();
-  const instance = await buildService(config, createLogger('test', 'silent'), { db });
-  await instance.ctx.listings.upsert({
+    overrides: { database: db },
+    handedIn: [db],
+  });
+  await service.context.listings.upsert({
     network: 'sepolia',
     parentName: 'rpc.eth',
     parentNode: namehash('rpc.eth'),
@@ -53,11 +53,8 @@ async function serviceWithRpc(
     source: 'file',
   });
   return {
-    app: instance.app,
-    close: async () => {
-      for (const step of instance.onShutdown) await step();
-      await db.close();
-    },
+    app: service.app,
+    close: service.close,
   };
 }
 

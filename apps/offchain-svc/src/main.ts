@@ -1,5 +1,5 @@
 import { main } from '@nrp/server';
 import { configSchema } from './config';
-import { serviceFactory, SERVICE_NAME } from './service';
+import { createService, SERVICE_NAME } from './service';
 
-main(SERVICE_NAME, configSchema, serviceFactory);
+main(SERVICE_NAME, configSchema, createService);

@@ -3,16 +3,17 @@ import {
   createServiceMetrics,
   redisFromConfig,
   startPeriodic,
-  type Logger,
+  type ServiceContext,
   type ServiceFactory,
-  type ServiceInstance,
+  type ServiceOverrides,
 } from '@nrp/server';
 import type { Config } from './config';
 import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
+import type { OffchainDatabase } from './data/schema';
 import { upsertApiKey } from './data/api-keys';
 import { pruneEvents } from './data/events';
 import { pruneIdempotencyKeys } from './data/idempotency';
-import { eventRecorder } from './events';
+import { eventRecorder, type EventRecorder } from './events';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
@@ -57,18 +58,23 @@ export const EVENT_RETENTION_DAYS = 30;
 export const IDEMPOTENCY_KEY_HOURS = 24;
 const RETENTION_INTERVAL_MS = 3600_000;
 
-export interface ServiceDeps {
-  /** A database handle to use instead of the one the config names (tests); it is migrated and closed on shutdown. */
-  db?: OffchainDb;
+/** What tests hand in instead of the database the config names; it is migrated, and never closed here. */
+export type OffchainOverrides = Pick<ServiceOverrides<OffchainDatabase>, 'database'>;
+
+/** Everything the routes and workers of this service use, built once in `createService`. */
+export interface OffchainContext extends ServiceContext<Config> {
+  db: OffchainDb;
+  events: EventRecorder;
+  webhooks: WebhookSettings;
 }
 
-export const createService = async (
-  config: Config,
-  logger: Logger,
-  deps: ServiceDeps = {},
-): Promise<ServiceInstance> => {
-  const db = deps.db ?? (await openDatabase(config));
-  if (deps.db) await migrateDatabase(deps.db);
+export const createService: ServiceFactory<Config, OffchainContext, OffchainOverrides> = async (
+  config,
+  logger,
+  overrides = {},
+) => {
+  const db = overrides.database ?? (await openDatabase(config));
+  if (overrides.database) await migrateDatabase(overrides.database);
   if (config.BOOTSTRAP_API_KEY_HASH) {
     const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
     await upsertApiKey(db, {
@@ -80,7 +86,7 @@ export const createService = async (
   }
   if (!config.GATEWAY_SIGNER_KEY)
     logger.warn('GATEWAY_SIGNER_KEY is not set: the CCIP-Read gateway answers 503');
-  const onShutdown: Array<() => Promise<void>> = [() => db.close()];
+  const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => db.close()];
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
   const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
@@ -138,8 +144,11 @@ export const createService = async (
     () => deliveries.stop(),
     () => retention.stop(),
   );
-  return { app, version, onShutdown, routes };
+  return {
+    app,
+    version,
+    onShutdown,
+    routes,
+    context: { config, logger, db, events, webhooks: webhookSettings },
+  };
 };
-
-/** The factory shape `main.ts` and the dev stack use. */
-export const serviceFactory: ServiceFactory<Config> = (config, logger) => createService(config, logger);

@@ -51,7 +51,9 @@ const labels = (batch: number) => Array.from({ length: BATCH_SIZE }, (_, i) => `
       RATE_LIMIT_PER_MINUTE: '100000',
       WEBHOOK_DELIVERY_INTERVAL_MS: '0',
     });
-    instance = await createService(config, createLogger('offchain-fault-test', 'silent'), { db });
+    instance = await createService(config, createLogger('offchain-fault-test', 'silent'), {
+      database: db,
+    });
     key = (await issueApiKey(db, [PARENT])).key;
     server = createServer(instance.app).listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -68,6 +70,7 @@ const labels = (batch: number) => Array.from({ length: BATCH_SIZE }, (_, i) => `
   afterAll(async () => {
     server?.close();
     for (const step of instance?.onShutdown ?? []) await step();
+    await db?.close();
     await pg?.stop();
   });
 

@@ -1,8 +1,9 @@
 import { getAddress } from 'ethers';
 import type { Express } from 'express';
-import { createLogger, loadConfig, type RouteDefinition } from '@nrp/server';
-// Deep import: only the database helper, not the whole testkit.
+import type { RouteDefinition } from '@nrp/server';
+// Deep imports: only the database and harness helpers, not the whole testkit (chain, servers).
 import { createTestDatabase } from '@nrp/testkit/src/database';
+import { startTestService as startHarness } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
 import { issueApiKey } from '../src/api-keys';
 import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
@@ -24,16 +25,19 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     poolMax: 20,
     pgliteExtensions: PGLITE_EXTENSIONS,
   });
-  const config = loadConfig(configSchema, { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', ...env });
-  const instance = await createService(config, createLogger('offchain-test', 'silent'), { db });
+  const service = await startHarness({
+    createService,
+    configSchema,
+    env: { RATE_LIMIT_PER_MINUTE: '100000', ...env },
+    overrides: { database: db },
+    handedIn: [db],
+  });
   return {
-    app: instance.app,
-    routes: instance.routes,
+    app: service.app,
+    routes: service.routes,
     db,
     keyFor: async (...parents) => (await issueApiKey(db, parents)).key,
-    close: async () => {
-      for (const step of instance.onShutdown) await step();
-    },
+    close: service.close,
   };
 }
 

@@ -43,7 +43,9 @@ describe('webhook delivery workers on one database', () => {
 
   it('two workers draining the same outbox never make the same attempt twice (FOR UPDATE SKIP LOCKED)', async () => {
     // The service (its delivery worker off) owns the schema, the key and the webhook.
-    const svc = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, { db });
+    const svc = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, {
+      database: db,
+    });
     const key = (await issueApiKey(db, ['workers.eth'])).key;
     const settings: WebhookSettings = {
       allowedOrigins: [receiver.origin],
@@ -102,14 +104,16 @@ describe('webhook delivery workers on one database', () => {
       expect(second).toBeGreaterThan(0);
     }
     shutdown.push(async () => {
-      // The service's shutdown closes the database it was given; the test closes it itself.
-      for (const step of svc.onShutdown.slice(0, -1)) await step();
+      // The service does not close the database it was given; the test closes it itself.
+      for (const step of svc.onShutdown) await step();
     });
   });
 
   it('events written while no worker runs are delivered by a replica started later (the outbox survives)', async () => {
     receiver.received.length = 0;
-    const writer = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, { db });
+    const writer = await createService(configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' }), logger, {
+      database: db,
+    });
     const { key, row } = await issueApiKey(db, ['restart.eth']);
     await db.db
       .insertInto('offchain_webhooks')
@@ -133,11 +137,11 @@ describe('webhook delivery workers on one database', () => {
     const later = await createService(
       configFor({ WEBHOOK_DELIVERY_INTERVAL_MS: '25', WEBHOOK_ALLOWED_ORIGINS: receiver.origin }),
       logger,
-      { db: replica },
+      { database: replica },
     );
     shutdown.push(async () => {
-      for (const step of writer.onShutdown.slice(0, -1)) await step();
-      for (const step of later.onShutdown.slice(0, -1)) await step();
+      for (const step of writer.onShutdown) await step();
+      for (const step of later.onShutdown) await step();
     });
     await until(() => receiver.received.length >= 3, 'the replica to deliver');
     const names = receiver.received.map(

@@ -5,16 +5,19 @@
  */
 import { Wallet } from 'ethers';
 import { chainByName, encodeAddress, encodeContenthash } from '@nrp/ens';
-import { createLogger, loadConfig } from '@nrp/server';
 import {
   createTestRedis,
+  devChainEnv,
   startEnsChain,
   startTestGateway,
+  startTestService,
   type EnsChain,
   type TestGateway,
   type TestRedis,
+  type TestService,
 } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
+import type { RouteContext } from '../src/routes/context';
 import { createService } from '../src/service';
 import { startRpcProxy, type RpcProxy } from './rpc-proxy';
 
@@ -109,9 +112,7 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
     env: (overrides = {}) => ({
       LOG_LEVEL: 'silent',
       DEFAULT_NETWORK: 'sepolia',
-      SEPOLIA_RPC_URL: proxy.url,
-      SEPOLIA_ENS_REGISTRY: chain.contracts.ensRegistry,
-      SEPOLIA_UNIVERSAL_RESOLVER: chain.contracts.universalResolver,
+      ...devChainEnv(chain.contracts, proxy.url),
       RATE_LIMIT_PER_MINUTE: '1000000',
       NO_CACHE_RATE_LIMIT_PER_MINUTE: '1000000',
       RPC_TIMEOUT_MS: '5000',
@@ -129,21 +130,9 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   };
 }
 
-export interface TestService {
-  app: Awaited<ReturnType<typeof createService>>['app'];
-  config: Config;
-  close(): Promise<void>;
-}
+export type ResolverService = TestService<Config, RouteContext>;
 
 /** A resolver-svc built from `env` (not listening: use supertest). */
-export async function buildService(env: Record<string, string>): Promise<TestService> {
-  const config = loadConfig(configSchema, env);
-  const instance = await createService(config, createLogger('resolver-test', 'silent'));
-  return {
-    app: instance.app,
-    config,
-    close: async () => {
-      for (const step of instance.onShutdown) await step();
-    },
-  };
+export function startResolverService(env: Record<string, string>): Promise<ResolverService> {
+  return startTestService({ createService, configSchema, env });
 }

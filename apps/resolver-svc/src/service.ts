@@ -11,6 +11,7 @@ import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
 import { Resolution } from './resolution';
 import { chainRoutes } from './routes/chains';
+import type { RouteContext } from './routes/context';
 import { profileRoutes } from './routes/profile';
 import { recordRoutes } from './routes/records';
 import { reverseRoutes } from './routes/reverse';
@@ -45,7 +46,7 @@ gateway that fails, answer 502 \`UPSTREAM_ERROR\` whose \`upstream\` member hold
 \`code\` (ethers code such as TIMEOUT, SERVER_ERROR, OFFCHAIN_FAULT, or the universal resolver's error name).
 A name without resolver or an unknown name is not an error. Failures are never cached.`;
 
-export const createService: ServiceFactory<Config> = async (config, logger) => {
+export const createService: ServiceFactory<Config, RouteContext> = async (config, logger) => {
   const onShutdown: Array<() => Promise<void>> = [];
   const redis = redisFromConfig(config, logger, onShutdown);
   const metrics = createServiceMetrics(SERVICE_NAME);
@@ -65,11 +66,12 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
     avatarBaseUrl: config.METADATA_PUBLIC_URL,
   });
-  const ctx = {
+  const ctx: RouteContext = {
+    config,
+    logger,
     resolution,
     defaultNetwork: config.DEFAULT_NETWORK,
     noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
-    logger,
   };
   const readiness: Record<string, () => Promise<unknown>> = {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
@@ -87,5 +89,5 @@ export const createService: ServiceFactory<Config> = async (config, logger) => {
     redis,
     metrics,
   });
-  return { app, version, onShutdown, routes };
+  return { app, version, onShutdown, routes, context: ctx };
 };

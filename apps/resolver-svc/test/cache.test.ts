@@ -3,14 +3,19 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createLogger } from '@nrp/server';
 import { ResultCache } from '../src/cache';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
+import {
+  startResolverService,
+  startResolverFixture,
+  type ResolverFixture,
+  type ResolverService,
+} from '../dev/fixture';
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env());
+  svc = await startResolverService(fx.env());
 });
 afterAll(async () => {
   await svc?.close();
@@ -106,7 +111,7 @@ describe('freshness', () => {
   });
 
   it('TTLs come from config: an entry expires after FORWARD_CACHE_TTL_SECONDS', async () => {
-    const short = await buildService(
+    const short = await startResolverService(
       fx.env({ FORWARD_CACHE_TTL_SECONDS: '1', CACHE_REDIS_PREFIX: `${Date.now()}-short:` }),
     );
     try {
@@ -124,7 +129,7 @@ describe('freshness', () => {
   });
 
   it('noCache=true requests share a stricter per-IP limit across routes; cached requests do not count', async () => {
-    const limited = await buildService(
+    const limited = await startResolverService(
       fx.env({
         NO_CACHE_RATE_LIMIT_PER_MINUTE: '2',
         TRUST_PROXY: '1',
@@ -150,7 +155,7 @@ describe('freshness', () => {
   });
 
   it('a TTL of 0 disables caching', async () => {
-    const off = await buildService(
+    const off = await startResolverService(
       fx.env({ FORWARD_CACHE_TTL_SECONDS: '0', CACHE_REDIS_PREFIX: `${Date.now()}-off:` }),
     );
     try {
@@ -175,7 +180,7 @@ describe('shared Redis cache', () => {
     expect(keys.some((k) => k.includes(':fwd:alice.eth:'))).toBe(true);
 
     await fx.chain.ens.setText('alice.eth', 'location', 'Wonderland');
-    const replica = await buildService(fx.env());
+    const replica = await startResolverService(fx.env());
     try {
       fx.proxy.reset();
       const res = await request(replica.app).get('/ens/v2/texts/alice.eth?keys=location').expect(200);
@@ -184,7 +189,7 @@ describe('shared Redis cache', () => {
       expect(res.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
       // noCache on one replica refreshes the shared entry for the others
       await request(replica.app).get('/ens/v2/texts/alice.eth?keys=location&noCache=true').expect(200);
-      const third = await buildService(fx.env());
+      const third = await startResolverService(fx.env());
       try {
         const shared = await request(third.app).get('/ens/v2/texts/alice.eth?keys=location').expect(200);
         expect(shared.body.texts[0].value).toBe('Wonderland');

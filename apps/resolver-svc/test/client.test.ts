@@ -9,20 +9,20 @@ import {
 import {
   BTC_ADDRESS,
   IPFS_URI,
-  buildService,
+  startResolverService,
   startResolverFixture,
   type ResolverFixture,
-  type TestService,
+  type ResolverService,
 } from '../dev/fixture';
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 let server: Server;
 let client: ResolverClient;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env());
+  svc = await startResolverService(fx.env());
   server = await new Promise<Server>((resolve) => {
     const s = svc.app.listen(0, '127.0.0.1', () => resolve(s));
   });

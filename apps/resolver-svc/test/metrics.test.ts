@@ -1,11 +1,16 @@
 import request from 'supertest';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
+import {
+  startResolverService,
+  startResolverFixture,
+  type ResolverFixture,
+  type ResolverService,
+} from '../dev/fixture';
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env());
+  svc = await startResolverService(fx.env());
 });
 afterAll(async () => {
   await svc?.close();

@@ -5,7 +5,12 @@
  */
 import request from 'supertest';
 import { AbiCoder, Interface, concat, getAddress, hexlify, toBeHex } from 'ethers';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
+import {
+  startResolverService,
+  startResolverFixture,
+  type ResolverFixture,
+  type ResolverService,
+} from '../dev/fixture';
 
 const UR_ERRORS = new Interface([
   'error HttpError(uint16 status, string message)',
@@ -68,7 +73,7 @@ function forwarderExceptCode(target: string, selector: string, revertData: strin
 }
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 
 async function setCode(address: string, code: string): Promise<void> {
   const res = await fetch(fx.chain.anvil.rpcUrl, {
@@ -82,7 +87,7 @@ async function setCode(address: string, code: string): Promise<void> {
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env());
+  svc = await startResolverService(fx.env());
   const { ens, contracts } = fx.chain;
   const owner = fx.accounts.alice;
   // Records on the public resolver, then the name's resolver replaced by a forwarder lacking one profile.
@@ -187,7 +192,7 @@ describe('a default profile (multicall) through the CCIP-Read gateway', () => {
   });
 
   it('without the allow-list the http://127.0.0.1 gateway is refused: 502, and the gateway is never asked', async () => {
-    const strict = await buildService(
+    const strict = await startResolverService(
       fx.env({ CCIP_READ_ALLOWED_ORIGINS: '', CACHE_REDIS_PREFIX: `strict${Date.now()}:` }),
     );
     try {

@@ -8,10 +8,10 @@ import {
   BTC_LEGACY,
   IPFS_URI,
   SOL_ADDRESS,
-  buildService,
+  startResolverService,
   startResolverFixture,
   type ResolverFixture,
-  type TestService,
+  type ResolverService,
 } from '../dev/fixture';
 
 interface TextItem {
@@ -36,11 +36,11 @@ function caseVariant(word: string, i: number): string {
 }
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService({ ...fx.env(), METADATA_PUBLIC_URL: 'https://metadata.example/' });
+  svc = await startResolverService({ ...fx.env(), METADATA_PUBLIC_URL: 'https://metadata.example/' });
 });
 afterAll(async () => {
   await svc?.close();
@@ -304,7 +304,7 @@ describe('GET /ens/v2/reverse/{address}/profile', () => {
   });
 
   it('gives no avatarUrl without METADATA_PUBLIC_URL (the raw avatar stays)', async () => {
-    const plain = await buildService(fx.env());
+    const plain = await startResolverService(fx.env());
     try {
       const res = await request(plain.app).get(`/ens/v2/reverse/${fx.accounts.alice}/profile`).expect(200);
       expect(res.body).toMatchObject({ avatar: 'https://example.com/alice.png', avatarUrl: null });

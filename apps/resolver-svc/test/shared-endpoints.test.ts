@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { createLogger, loadConfig } from '@nrp/server';
-import { startAnvil, type AnvilNode } from '@nrp/testkit';
+import { startAnvil, startTestService, type AnvilNode } from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import { createService, SERVICE_NAME } from '../src/service';
 import { documentedProblemCodes, openApiFindings } from '@nrp/testkit';
@@ -14,18 +13,13 @@ describe('resolver-svc shared endpoints', () => {
   beforeAll(async () => {
     // /ready checks the RPC node of the default network.
     anvil = await startAnvil();
-    const instance = await createService(
-      loadConfig(configSchema, {
-        LOG_LEVEL: 'silent',
-        DEFAULT_NETWORK: 'sepolia',
-        SEPOLIA_RPC_URL: anvil.rpcUrl,
-      }),
-      createLogger('t', 'silent'),
-    );
-    app = instance.app;
-    close = async () => {
-      for (const step of instance.onShutdown) await step();
-    };
+    const service = await startTestService({
+      createService,
+      configSchema,
+      env: { DEFAULT_NETWORK: 'sepolia', SEPOLIA_RPC_URL: anvil.rpcUrl },
+    });
+    app = service.app;
+    close = service.close;
   });
   afterAll(async () => {
     await close();

@@ -2,14 +2,19 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startAnvil, startTcpProxy } from '@nrp/testkit';
-import { buildService, startResolverFixture, type ResolverFixture, type TestService } from '../dev/fixture';
+import {
+  startResolverService,
+  startResolverFixture,
+  type ResolverFixture,
+  type ResolverService,
+} from '../dev/fixture';
 
 let fx: ResolverFixture;
-let svc: TestService;
+let svc: ResolverService;
 
 beforeAll(async () => {
   fx = await startResolverFixture();
-  svc = await buildService(fx.env({ RPC_TIMEOUT_MS: '1000' }));
+  svc = await startResolverService(fx.env({ RPC_TIMEOUT_MS: '1000' }));
 });
 afterAll(async () => {
   await svc?.close();
@@ -31,7 +36,7 @@ describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang',
     const anvil = await startAnvil();
     process.kill(anvil.pid, 'SIGKILL');
     await anvil.stop();
-    const down = await buildService(
+    const down = await startResolverService(
       fx.env({ SEPOLIA_RPC_URL: anvil.rpcUrl, CACHE_REDIS_PREFIX: `down${Date.now()}:` }),
     );
     try {
@@ -69,7 +74,7 @@ describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang',
 
   it('a node that accepts and never answers times out', async () => {
     const hole = await startTcpProxy();
-    const slow = await buildService(
+    const slow = await startResolverService(
       fx.env({ SEPOLIA_RPC_URL: hole.url, RPC_TIMEOUT_MS: '300', CACHE_REDIS_PREFIX: `slow${Date.now()}:` }),
     );
     try {
@@ -110,7 +115,7 @@ describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang',
   it('the network parameter picks the network: mainnet has its own (here unreachable) RPC', async () => {
     const anvil = await startAnvil({ chainId: 1 });
     await anvil.stop();
-    const both = await buildService(
+    const both = await startResolverService(
       fx.env({ MAINNET_RPC_URL: anvil.rpcUrl, CACHE_REDIS_PREFIX: `net${Date.now()}:` }),
     );
     try {
@@ -161,7 +166,7 @@ describe('ENSIP-21 batch gateway failures answer 502 UPSTREAM_ERROR carrying the
   });
 
   it('an inner URL the CCIP-Read URL policy refuses', async () => {
-    const strict = await buildService(
+    const strict = await startResolverService(
       fx.env({ CCIP_READ_ALLOWED_ORIGINS: '', CACHE_REDIS_PREFIX: `strict${Date.now()}:` }),
     );
     try {
@@ -182,7 +187,7 @@ describe('ENSIP-21 batch gateway failures answer 502 UPSTREAM_ERROR carrying the
     const garbageUrl = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}`;
     try {
       for (const gatewayUrl of [garbageUrl, hole.url]) {
-        const remote = await buildService(
+        const remote = await startResolverService(
           fx.env({
             RPC_TIMEOUT_MS: '1000',
             BATCH_GATEWAY_URLS: `${gatewayUrl}/batch`,

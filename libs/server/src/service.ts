@@ -1,21 +1,53 @@
 import type { Express } from 'express';
 import type { z } from 'zod';
+import type { DatabaseHandle } from '@nrp/db';
+import type { BlobStore } from '@nrp/storage';
 import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import type { RouteDefinition } from './route';
 import { exitOnStartupError, runService, type RunningService } from './run';
 
-/** What a service's factory builds from its config: the app, its build version and what must be closed when it stops. */
-export interface ServiceInstance {
+/**
+ * What a caller (a test, a bench) hands a service instead of what its config describes. A service takes the members
+ * that apply to it (`Pick<ServiceOverrides<Db>, 'database' | 'now'>`). What is handed in stays the caller's: the
+ * service migrates a database it is given but never closes it; it closes only what it opened itself.
+ */
+export interface ServiceOverrides<Db = unknown> {
+  database?: DatabaseHandle<Db>;
+  blobs?: BlobStore;
+  /** The service's clock. */
+  now?: () => Date;
+}
+
+/**
+ * Every service's context holds at least its config and logger, beside what its routes and domain code use (its
+ * database as `db`, its clock as `now`, its chain access as `networks`, where it has them).
+ */
+export interface ServiceContext<C extends BaseConfig = BaseConfig> {
+  config: C;
+  logger: Logger;
+}
+
+/**
+ * What a service's factory builds from its config: the app, its build version, what it opened and must close when
+ * it stops (workers first), and the context its routes were built with.
+ */
+export interface ServiceInstance<Context extends ServiceContext = ServiceContext> {
   app: Express;
   /** The service package's version, logged at start. */
   version: string;
   onShutdown: Array<() => Promise<void>>;
   /** The routes the app serves (besides the shared endpoints), for tests that exercise every one. */
   routes: RouteDefinition[];
+  context: Context;
 }
 
-export type ServiceFactory<C extends BaseConfig> = (config: C, logger: Logger) => Promise<ServiceInstance>;
+/** Every service's `createService(config, logger, overrides?)`; `main` and the dev stack hand in no overrides. */
+export type ServiceFactory<
+  C extends BaseConfig,
+  Context extends ServiceContext = ServiceContext,
+  Overrides extends object = never,
+> = (config: C, logger: Logger, overrides?: Overrides) => Promise<ServiceInstance<Context>>;
 
 /** Builds and runs a service from a parsed config (used by `main.ts` and by the dev stack). */
 export async function startService<C extends BaseConfig>(

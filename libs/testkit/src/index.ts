@@ -17,3 +17,6 @@ export * from './postgres-server';
 export * from './until';
 export * from './hostile-input';
 export * from './fingerprint';
+export * from './test-service';
+export * from './chain-env';
+export * from './sign-in';

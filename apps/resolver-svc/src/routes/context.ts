@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
-import type { Logger, RateLimitSpec } from '@nrp/server';
+import type { Logger, RateLimitSpec, ServiceContext } from '@nrp/server';
+import type { Config } from '../config';
 import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
@@ -9,11 +10,10 @@ import type { Resolution } from '../resolution';
  * What the routes need: the resolution (with its cache), the network a request without `network` uses, and the
  * limit on cache-bypassing (`noCache=true`) requests, which every resolving route shares.
  */
-export interface RouteContext {
+export interface RouteContext extends ServiceContext<Config> {
   resolution: Resolution;
   defaultNetwork: NetworkName;
   noCacheLimit: RateLimitSpec;
-  logger: Logger;
 }
 
 /** `Cache-Control` fitting what is left of the answer's TTL. */

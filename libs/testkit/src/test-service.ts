@@ -1,0 +1,76 @@
+import type { z } from 'zod';
+import {
+  createLogger,
+  loadConfig,
+  type BaseConfig,
+  type ServiceContext,
+  type ServiceFactory,
+  type ServiceInstance,
+} from '@nrp/server';
+
+/** A service clock the test moves: the wall clock plus `offsetMs`. */
+export interface TestClock {
+  offsetMs: number;
+  now(): Date;
+  advance(ms: number): void;
+}
+
+export function createTestClock(): TestClock {
+  const clock: TestClock = {
+    offsetMs: 0,
+    now: () => new Date(Date.now() + clock.offsetMs),
+    advance: (ms) => {
+      clock.offsetMs += ms;
+    },
+  };
+  return clock;
+}
+
+export interface StartTestServiceOptions<
+  S extends z.ZodType<BaseConfig>,
+  Context extends ServiceContext,
+  Overrides extends object,
+> {
+  createService: ServiceFactory<z.output<S>, Context, Overrides>;
+  configSchema: S;
+  /** The service's environment; `LOG_LEVEL` is `silent` unless given. */
+  env?: Record<string, string>;
+  /** The database, blob store or clock the test hands in; the service does not close them. */
+  overrides?: Overrides;
+  /** What the test handed in and the harness closes after the service has stopped (its database, say). */
+  handedIn?: Array<{ close(): Promise<void> }>;
+}
+
+export interface TestService<C extends BaseConfig, Context extends ServiceContext> {
+  app: ServiceInstance<Context>['app'];
+  config: C;
+  context: Context;
+  /** The routes the app serves besides the shared endpoints (the hostile-input tests send to every one). */
+  routes: ServiceInstance<Context>['routes'];
+  instance: ServiceInstance<Context>;
+  /** The service's shutdown steps (workers, then what it opened), then what the test handed in. */
+  close(): Promise<void>;
+}
+
+/** A service built by its own `createService` from `env`, not listening (use supertest, or `app.listen`). */
+export async function startTestService<
+  S extends z.ZodType<BaseConfig>,
+  Context extends ServiceContext,
+  Overrides extends object,
+>(opts: StartTestServiceOptions<S, Context, Overrides>): Promise<TestService<z.output<S>, Context>> {
+  const config = loadConfig(opts.configSchema, { LOG_LEVEL: 'silent', ...opts.env });
+  const instance = await opts.createService(config, createLogger('test', 'silent'), opts.overrides);
+  let closed: Promise<void> | undefined;
+  return {
+    app: instance.app,
+    config,
+    context: instance.context,
+    routes: instance.routes,
+    instance,
+    close: () =>
+      (closed ??= (async () => {
+        for (const step of instance.onShutdown) await step();
+        for (const resource of opts.handedIn ?? []) await resource.close();
+      })()),
+  };
+}
