@@ -10,6 +10,7 @@ import {
   type ChainProvider,
   type NetworkName,
   type NetworkProviders,
+  withDeadline,
 } from '@nrp/chain';
 import type { Profile, ReverseProfile } from '@nrp/api';
 import { normalizeName } from '@nrp/ens';
@@ -42,18 +43,12 @@ export interface Fresh<T> {
   expiresAt: number;
 }
 
-/** Rejects with an UpstreamError (code TIMEOUT) when `promise` takes longer than `ms`. */
-function withDeadline<T>(promise: Promise<T>, ms: number, context: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const message = `no answer within ${ms} ms`;
-      reject(
-        new UpstreamError(`${context}: ${message}`, { upstreamCode: 'TIMEOUT', upstreamMessage: message }),
-      );
-    }, ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+/** The UpstreamError (code TIMEOUT) of a resolution that took longer than `ms`. */
+function resolutionTimeout(ms: number, context: string): () => UpstreamError {
+  return () => {
+    const message = `no answer within ${ms} ms`;
+    return new UpstreamError(`${context}: ${message}`, { upstreamCode: 'TIMEOUT', upstreamMessage: message });
+  };
 }
 
 /** The primary name as stored, when it is a normalised ENS name; anything else does not count (ENSIP-19). */
@@ -126,7 +121,7 @@ export class Resolution {
             config.batchGatewayUrls,
           ),
           this.timeoutMs(network),
-          `resolving ${name} on ${network}`,
+          resolutionTimeout(this.timeoutMs(network), `resolving ${name} on ${network}`),
         );
         return decodeRecords(selection, answer.resolver, answer.results);
       },
@@ -161,7 +156,10 @@ export class Resolution {
             config.batchGatewayUrls,
           ),
           this.timeoutMs(network),
-          `reverse resolving ${address} (coin type ${coinType}) on ${network}`,
+          resolutionTimeout(
+            this.timeoutMs(network),
+            `reverse resolving ${address} (coin type ${coinType}) on ${network}`,
+          ),
         );
         return normalisedOrNull(answer.name);
       },

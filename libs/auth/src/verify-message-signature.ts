@@ -1,21 +1,9 @@
-import {
-  getAddress,
-  hashMessage,
-  Interface,
-  isError,
-  isHexString,
-  verifyMessage,
-  type Provider,
-} from 'ethers';
-import { toUpstreamError } from '@nrp/chain';
+import { getAddress, hashMessage, isHexString, verifyMessage, type Provider } from 'ethers';
+import { callView, erc1271Interface, NoValue, toUpstreamError } from '@nrp/chain';
 import { dependencyProblem } from '@nrp/server';
 
 /** `bytes4(keccak256("isValidSignature(bytes32,bytes)"))`, what a valid ERC-1271 signature returns. */
 export const ERC1271_MAGIC_VALUE = '0x1626ba7e';
-
-const erc1271 = new Interface([
-  'function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)',
-]);
 
 export type SignatureKind = 'eoa' | 'erc1271';
 
@@ -42,17 +30,23 @@ export async function verifyMessageSignature(
   const expected = getAddress(address);
   if (recoverMessageSigner(message, signature) === expected) return 'eoa';
   if (!provider || !isHexString(signature)) return undefined;
-  try {
-    const code = await provider.getCode(expected);
-    if (code === '0x') return undefined;
-    const data = erc1271.encodeFunctionData('isValidSignature', [hashMessage(message), signature]);
-    const result = await provider.call({ to: expected, data });
-    const [magic] = erc1271.decodeFunctionResult('isValidSignature', result);
-    return typeof magic === 'string' && magic.toLowerCase() === ERC1271_MAGIC_VALUE ? 'erc1271' : undefined;
-  } catch (err) {
-    // A revert, or an answer that is not a bytes4, is a refusal; anything else is the node failing.
-    if (isError(err, 'CALL_EXCEPTION') || isError(err, 'BAD_DATA')) return undefined;
-    // The kit's 502, so its `upstream` member is the same as every other RPC failure's.
-    throw dependencyProblem(toUpstreamError('ERC-1271 signature check failed', err));
-  }
+  const context = 'ERC-1271 signature check';
+  // A failing node is the kit's 502, so its `upstream` member is the same as every other RPC failure's.
+  const code = await provider.getCode(expected).catch((err: unknown) => {
+    throw dependencyProblem(toUpstreamError(context, err));
+  });
+  if (code === '0x') return undefined;
+  const answer = await callView<[string]>(provider, {
+    to: expected,
+    abi: erc1271Interface,
+    fn: 'isValidSignature',
+    args: [hashMessage(message), signature],
+    context,
+  }).catch((err: unknown) => {
+    throw dependencyProblem(err);
+  });
+  // A revert, or an answer that is not a bytes4, is a refusal.
+  if (answer instanceof NoValue) return undefined;
+  const [magic] = answer;
+  return typeof magic === 'string' && magic.toLowerCase() === ERC1271_MAGIC_VALUE ? 'erc1271' : undefined;
 }

@@ -103,3 +103,8 @@ export const mintControllerInterface = new Interface(MINT_CONTROLLER_ABI);
 
 /** ENSIP-10 IExtendedResolver interface id. */
 export const EXTENDED_RESOLVER_INTERFACE_ID = '0x9061b923';
+
+/** ERC-1271: a contract wallet's answer to "is this its signature". */
+export const erc1271Interface = new Interface([
+  'function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)',
+]);

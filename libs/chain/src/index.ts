@@ -18,6 +18,7 @@ export {
   type NetworksConfig,
   type NetworksEnv,
 } from './networks';
+export { withDeadline } from './deadline';
 export { ChainProvider, createProvider } from './provider';
 export { createNetworkProviders, type NetworkProviders } from './network-providers';
 export { NoValue, callView, readView, type ViewCall } from './call-view';
@@ -63,6 +64,7 @@ export {
   batchGatewayInterface,
   ensRegistryInterface,
   erc1155Interface,
+  erc1271Interface,
   erc721Interface,
   mintControllerInterface,
   nameWrapperInterface,

@@ -2,6 +2,7 @@ import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError 
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { batchGatewayInterface } from './abis';
+import { withDeadline } from './deadline';
 import { CcipReadUrlRefusedError } from './errors';
 import { checkOutboundUrl } from './outbound-url-policy';
 import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
@@ -44,7 +45,8 @@ export class ChainProvider extends JsonRpcProvider {
   override async ccipReadFetch(tx: CcipTx, calldata: string, urls: string[]): Promise<string | null> {
     if (this.disableCcipRead || urls.length === 0 || tx.to == null) return null;
     const sender = String(tx.to);
-    return withTimeout(this.config.rpcTimeoutMs, `CCIP-Read gateway did not answer`, async () => {
+    const ms = this.config.rpcTimeoutMs;
+    const lookup = async (): Promise<string | null> => {
       if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata);
       const answer = await this.requestGateway(sender, calldata, urls).catch((err: unknown) => {
         throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
@@ -52,7 +54,12 @@ export class ChainProvider extends JsonRpcProvider {
       if (calldata.slice(0, 10).toLowerCase() === BATCH_QUERY_SELECTOR)
         checkBatchAnswer(calldata, answer, tx);
       return answer;
-    });
+    };
+    return withDeadline(
+      lookup(),
+      ms,
+      () => new TimeoutError(`CCIP-Read gateway did not answer within ${ms}ms`),
+    );
   }
 
   /**
@@ -218,18 +225,6 @@ function checkBatchAnswer(calldata: string, answer: string, tx: CcipTx): void {
       transaction: tx,
       info: { answer: answer.slice(0, 200) },
     });
-  }
-}
-
-async function withTimeout<T>(ms: number, what: string, run: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${what} within ${ms}ms`)), ms);
-  });
-  try {
-    return await Promise.race([run(), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

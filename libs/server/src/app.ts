@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
+import { withDeadline } from '@nrp/chain';
 import type { Redis } from 'ioredis';
 import {
   commonProblems,
@@ -58,21 +59,20 @@ export interface AppOptions {
   checkResponses?: boolean;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The route's one Express handler: its request parsed by its schemas, its handler called, its answer sent. */
+/**
+ * The route's one Express handler: its request parsed by its schemas, its handler called, its answer sent. A
+ * handler that answers synchronously costs no promise.
+ */
 function routeHandler(route: RouteDefinition): RequestHandler {
   const schemas = { params: route.params, query: route.query, body: route.body };
-  return async (req, res) => {
+  return (req, res, next) => {
     const input = parseRequest(schemas, req) as Parameters<RouteDefinition['handler']>[0];
-    const result = await route.handler(input, req, res);
-    if (result !== undefined && !res.headersSent) res.json(result);
+    const answer = (result: unknown): void => {
+      if (result !== undefined && !res.headersSent) res.json(result);
+    };
+    const result = route.handler(input, req, res);
+    if (result instanceof Promise) result.then(answer, next);
+    else answer(result);
   };
 }
 
@@ -187,7 +187,8 @@ export function createApp(options: AppOptions): Express {
         await Promise.all(
           Object.entries(readiness).map(async ([name, check]) => {
             try {
-              await withTimeout(check(), options.readinessTimeoutMs ?? 3000, name);
+              const ms = options.readinessTimeoutMs ?? 3000;
+              await withDeadline(check(), ms, () => new Error(`${name} did not answer within ${ms} ms`));
               checks[name] = 'ok';
             } catch (err) {
               ready = false;

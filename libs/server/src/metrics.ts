@@ -71,15 +71,21 @@ export function httpDurationObserver(
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const children = new Map<string, { observe(seconds: number): void }>();
+  // By route, then method and status: no key string is built per request.
+  const children = new Map<string, Map<string, { observe(seconds: number): void }>>();
   return (req, res, seconds) => {
     // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
     const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-    const key = `${req.method} ${res.statusCode} ${route}`;
-    let child = children.get(key);
+    let byStatus = children.get(route);
+    if (!byStatus) {
+      byStatus = new Map();
+      children.set(route, byStatus);
+    }
+    const statusKey = req.method + res.statusCode;
+    let child = byStatus.get(statusKey);
     if (!child) {
       child = duration.labels({ method: req.method, route, status_code: String(res.statusCode) });
-      children.set(key, child);
+      byStatus.set(statusKey, child);
     }
     child.observe(seconds);
   };

@@ -74,7 +74,7 @@ export function requestContext({ logger, headers, answer, onFinish }: RequestCon
     const trace = traceFields(req.headers.traceparent);
     const fields: RequestLogFields = trace ? { reqId: id, ...trace } : { reqId: id };
     const started = performance.now();
-    res.once('finish', () => {
+    res.on('finish', () => {
       const ms = performance.now() - started;
       onFinish(req, res, ms / 1000);
       const level = levelFor(res.statusCode);
