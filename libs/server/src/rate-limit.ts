@@ -58,8 +58,10 @@ function appendHeader(res: Response, name: string, member: string): void {
   res.setHeader(name, typeof previous === 'string' ? `${previous}, ${member}` : member);
 }
 
+/** The client's address: the socket's, unless the app trusts a proxy's X-Forwarded-For (`req.ip` parses it). */
 function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const address = req.app.get('trust proxy') === false ? req.socket.remoteAddress : req.ip;
+  return address ?? 'unknown';
 }
 
 /**
