@@ -5,7 +5,7 @@ import request from 'supertest';
 import { configSchema } from '../src/config';
 import { createService, SERVICE_NAME } from '../src/service';
 import { authProblems } from '@nrp/auth';
-import { documentedProblemCodes, openApiFindings, startTestService } from '@nrp/testkit';
+import { itDocumentsItself, startTestService } from '@nrp/testkit';
 import { problems } from '../src/problems';
 
 describe('metadata-svc shared endpoints', () => {
@@ -39,27 +39,8 @@ describe('metadata-svc shared endpoints', () => {
     expect((await request(app).get('/openapi.json').expect(200)).body.info.title).toBe(SERVICE_NAME);
   });
 
-  it('an unknown route is a problem+json 404', async () => {
-    const res = await request(app).get('/no/such/route').expect(404);
-    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body.code).toBe('NOT_FOUND');
-  });
-
-  it('/openapi.json validates, lints clean under Redocly recommended, and its generated types compile', async () => {
-    const doc = (await request(app).get('/openapi.json').expect(200)).body;
-    expect(await openApiFindings(doc)).toEqual([]);
-    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['signIn']);
-  });
-
-  it('/docs/errors lists every problem a route answers, and every problem the service defines is answered', async () => {
-    const doc = (await request(app).get('/openapi.json').expect(200)).body;
-    const catalogue = (await request(app).get('/docs/errors').expect(200)).body.problems.map(
-      (p: { code: string }) => p.code,
-    );
-    const answered = documentedProblemCodes(doc);
-    expect([...answered].filter((code) => !catalogue.includes(code))).toEqual([]);
-    expect(
-      [...Object.keys(problems), ...Object.keys(authProblems)].filter((code) => !answered.has(code)),
-    ).toEqual([]);
+  itDocumentsItself(() => app, {
+    securitySchemes: ['signIn'],
+    definedProblemCodes: [...Object.keys(problems), ...Object.keys(authProblems)],
   });
 });

@@ -3,7 +3,7 @@ import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService, SERVICE_NAME } from '../src/service';
 import { authProblems } from '@nrp/auth';
-import { documentedProblemCodes, openApiFindings, startTestService } from '@nrp/testkit';
+import { itDocumentsItself, startTestService } from '@nrp/testkit';
 import { mintProblems } from '../src/problems';
 
 const env = {
@@ -52,28 +52,9 @@ describe('mint-svc shared endpoints', () => {
     expect(params).toEqual(['parentName', 'label', 'minterAddress', 'isTestnet', 'expiryInYears']);
   });
 
-  it('an unknown route is a problem+json 404', async () => {
-    const res = await request(app).get('/no/such/route').expect(404);
-    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body.code).toBe('NOT_FOUND');
-  });
-
-  it('/openapi.json validates, lints clean under Redocly recommended, and its generated types compile', async () => {
-    const doc = (await request(app).get('/openapi.json').expect(200)).body;
-    expect(await openApiFindings(doc)).toEqual([]);
-    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['signIn']);
-  });
-
-  it('/docs/errors lists every problem a route answers, and every problem the service defines is answered', async () => {
-    const doc = (await request(app).get('/openapi.json').expect(200)).body;
-    const catalogue = (await request(app).get('/docs/errors').expect(200)).body.problems.map(
-      (p: { code: string }) => p.code,
-    );
-    const answered = documentedProblemCodes(doc);
-    expect([...answered].filter((code) => !catalogue.includes(code))).toEqual([]);
-    expect(
-      [...Object.keys(mintProblems), ...Object.keys(authProblems)].filter((code) => !answered.has(code)),
-    ).toEqual([]);
+  itDocumentsItself(() => app, {
+    securitySchemes: ['signIn'],
+    definedProblemCodes: [...Object.keys(mintProblems), ...Object.keys(authProblems)],
   });
 });
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { SERVICE_NAME } from '../src/service';
 import { startTestService, type TestService } from './helpers';
-import { documentedProblemCodes, openApiFindings } from '@nrp/testkit';
+import { itDocumentsItself } from '@nrp/testkit';
 import { offchainProblems } from '../src/problems';
 
 describe('offchain-svc shared endpoints', () => {
@@ -49,12 +49,6 @@ describe('offchain-svc shared endpoints', () => {
     }
   });
 
-  it('an unknown route is a problem+json 404', async () => {
-    const res = await request(svc.app).get('/no/such/route').expect(404);
-    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body.code).toBe('NOT_FOUND');
-  });
-
   it('/ready answers 503 when the database is gone', async () => {
     const other = await startTestService();
     await other.db.close();
@@ -63,19 +57,8 @@ describe('offchain-svc shared endpoints', () => {
     await other.close();
   });
 
-  it('/openapi.json validates, lints clean under Redocly recommended, and its generated types compile', async () => {
-    const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
-    expect(await openApiFindings(doc)).toEqual([]);
-    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(['apiKey', 'ingestToken']);
-  });
-
-  it('/docs/errors lists every problem a route answers, and every problem the service defines is answered', async () => {
-    const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
-    const catalogue = (await request(svc.app).get('/docs/errors').expect(200)).body.problems.map(
-      (p: { code: string }) => p.code,
-    );
-    const answered = documentedProblemCodes(doc);
-    expect([...answered].filter((code) => !catalogue.includes(code))).toEqual([]);
-    expect(Object.keys(offchainProblems).filter((code) => !answered.has(code))).toEqual([]);
+  itDocumentsItself(() => svc.app, {
+    securitySchemes: ['apiKey', 'ingestToken'],
+    definedProblemCodes: Object.keys(offchainProblems),
   });
 });

@@ -22,7 +22,7 @@ import { corsPolicy } from './cors';
 import { docsRouter } from './docs';
 import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
-import { sharedEndpoints } from './shared-endpoints';
+import { sharedEndpoints, type EndpointHandler } from './shared-endpoints';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
@@ -97,12 +97,10 @@ function responseChecker(route: RouteDefinition): RequestHandler {
   };
 }
 
-const SHARED_PATHS = ['/', '/health', '/ready', '/metrics', '/openapi.json', '/docs', '/docs/errors'];
-
 /** A service route that would answer a shared endpoint's path is a programming error, caught at start. */
-function assertNoSharedPath(route: RouteDefinition): void {
+function assertNoSharedPath(route: RouteDefinition, sharedPaths: string[]): void {
   const matches = match(route.path);
-  const shadowed = SHARED_PATHS.find((path) => matches(path));
+  const shadowed = sharedPaths.find((path) => matches(path));
   if (shadowed) throw new Error(`route ${route.method.toUpperCase()} ${route.path} would answer ${shadowed}`);
 }
 
@@ -158,8 +156,50 @@ export function createApp(options: AppOptions): Express {
   const globalLimit = { name: 'global', windowMs: 60_000, limit: options.config.RATE_LIMIT_PER_MINUTE };
   const checkResponses = options.checkResponses ?? process.env.NODE_ENV === 'test';
 
+  const endpoints: Record<string, EndpointHandler> = {
+    '/': (_req, res) => {
+      res.json({ service, version, docs: '/docs' });
+    },
+    '/health': (_req, res) => {
+      res.json({ status: 'ok' });
+    },
+    '/ready': async (_req, res) => {
+      const checks: Record<string, string> = {};
+      let ready = true;
+      await Promise.all(
+        Object.entries(readiness).map(async ([name, check]) => {
+          try {
+            const ms = options.readinessTimeoutMs ?? 3000;
+            await withDeadline(check(), ms, () => new Error(`${name} did not answer within ${ms} ms`));
+            checks[name] = 'ok';
+          } catch (err) {
+            ready = false;
+            checks[name] = err instanceof Error ? err.message : 'failed';
+          }
+        }),
+      );
+      if (ready) {
+        res.json({ status: 'ok', checks });
+        return;
+      }
+      sendProblem(
+        res,
+        new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'A dependency is not reachable.', {
+          extensions: { checks },
+        }),
+      );
+    },
+    '/metrics': async (_req, res) => {
+      res.type(registry.contentType).send(await registry.metrics());
+    },
+    '/openapi.json': (_req, res) => {
+      res.json(openApi);
+    },
+  };
+  const sharedPaths = [...Object.keys(endpoints), '/docs', '/docs/errors'];
+
   for (const route of routes) {
-    assertNoSharedPath(route);
+    assertNoSharedPath(route, sharedPaths);
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     // A route whose own limit replaces the global one is not counted by the global limit.
     const limits = route.rateLimit?.replacesGlobal ? [route.rateLimit] : [globalLimit, route.rateLimit];
@@ -173,48 +213,7 @@ export function createApp(options: AppOptions): Express {
     );
   }
 
-  app.use(
-    sharedEndpoints({
-      '/': (_req, res) => {
-        res.json({ service, version, docs: '/docs' });
-      },
-      '/health': (_req, res) => {
-        res.json({ status: 'ok' });
-      },
-      '/ready': async (_req, res) => {
-        const checks: Record<string, string> = {};
-        let ready = true;
-        await Promise.all(
-          Object.entries(readiness).map(async ([name, check]) => {
-            try {
-              const ms = options.readinessTimeoutMs ?? 3000;
-              await withDeadline(check(), ms, () => new Error(`${name} did not answer within ${ms} ms`));
-              checks[name] = 'ok';
-            } catch (err) {
-              ready = false;
-              checks[name] = err instanceof Error ? err.message : 'failed';
-            }
-          }),
-        );
-        if (ready) {
-          res.json({ status: 'ok', checks });
-          return;
-        }
-        sendProblem(
-          res,
-          new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'A dependency is not reachable.', {
-            extensions: { checks },
-          }),
-        );
-      },
-      '/metrics': async (_req, res) => {
-        res.type(registry.contentType).send(await registry.metrics());
-      },
-      '/openapi.json': (_req, res) => {
-        res.json(openApi);
-      },
-    }),
-  );
+  app.use(sharedEndpoints(endpoints));
   app.use('/docs', docsRouter(`${service} API`, problemCatalogue(routes)));
   // Unknown paths count against the global limit too.
   app.use(limiterFor(globalLimit));

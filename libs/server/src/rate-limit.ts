@@ -5,7 +5,7 @@ import type { Logger } from './logger';
 import type { RateLimitSpec } from './route';
 
 /** One counted request: the hits in the key's current window and when that window ends (epoch ms). */
-export interface WindowCount {
+interface WindowCount {
   hits: number;
   resetAt: number;
 }
@@ -14,7 +14,7 @@ export interface WindowCount {
  * Fixed windows aligned to multiples of `windowMs`, in this process. The whole table is dropped when a window
  * ends, so memory is bounded by the clients of one window and nothing has to be swept.
  */
-export class MemoryWindowCounter {
+class MemoryWindowCounter {
   private counts = new Map<string, number>();
   private resetAt = 0;
 
@@ -32,11 +32,7 @@ export class MemoryWindowCounter {
 }
 
 /** Fixed-window counters in Redis, shared by every replica: one MULTI per request. */
-export async function incrementInRedis(
-  redis: Redis,
-  redisKey: string,
-  windowMs: number,
-): Promise<WindowCount> {
+async function incrementInRedis(redis: Redis, redisKey: string, windowMs: number): Promise<WindowCount> {
   const results = await redis.multi().incr(redisKey).pexpire(redisKey, windowMs, 'NX').pttl(redisKey).exec();
   if (!results) throw new Error('rate-limit transaction was aborted');
   const [incr, , pttl] = results;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
-type EndpointHandler = (req: Request, res: Response) => void | Promise<void>;
+export type EndpointHandler = (req: Request, res: Response) => void | Promise<void>;
 
 /**
  * The GET endpoints every service answers at fixed paths (`/`, `/health`, `/ready`, ...) as one Express layer with
