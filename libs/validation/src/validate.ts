@@ -37,32 +37,37 @@ export interface RequestSchemas {
 
 /** Deeper request values are refused before any schema (or a recursive walk) sees them. */
 export const MAX_INPUT_DEPTH = 32;
+const NUL_IN_STRING = 'must not contain U+0000 (NUL)';
 
 /**
  * What no field accepts, whatever its schema says: U+0000 in keys or strings (PostgreSQL text and jsonb cannot
  * store it), and nesting deeper than MAX_INPUT_DEPTH (a recursive parser or serialiser would overflow the stack).
- * Walks without recursion, and stops at the first ten findings.
+ * Walks without recursion, stops at the first ten findings, and names a field only when it reports one.
  */
 function unacceptableValues(root: unknown, part: RequestPart): FieldError[] {
+  if (typeof root === 'string')
+    return root.includes('\u0000') ? [{ path: part, message: NUL_IN_STRING }] : [];
   const found: FieldError[] = [];
   const stack: Array<{ value: unknown; path: string; depth: number }> = [
     { value: root, path: part, depth: 0 },
   ];
   while (stack.length > 0 && found.length < 10) {
     const { value, path, depth } = stack.pop() as (typeof stack)[number];
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) found.push({ path, message: 'must not contain U+0000 (NUL)' });
-      continue;
-    }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_INPUT_DEPTH) {
       found.push({ path, message: `must not be nested deeper than ${MAX_INPUT_DEPTH} levels` });
       continue;
     }
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      if (found.length >= 10) break;
+      const item: unknown = (value as Record<string, unknown>)[key];
       if (key.includes('\u0000'))
         found.push({ path, message: 'must not have a key containing U+0000 (NUL)' });
-      stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+      if (typeof item === 'string') {
+        if (item.includes('\u0000')) found.push({ path: `${path}.${key}`, message: NUL_IN_STRING });
+      } else if (item !== null && typeof item === 'object') {
+        stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+      }
     }
   }
   return found;
@@ -82,9 +87,11 @@ export function parseRequest(
   for (const part of REQUEST_PARTS) {
     const schema = schemas[part];
     if (!schema) continue;
-    const unacceptable = unacceptableValues(req[part], part);
+    // Read once: Express parses `req.query` again on every read.
+    const value = req[part];
+    const unacceptable = unacceptableValues(value, part);
     if (unacceptable.length > 0) (refused ??= []).push(...unacceptable);
-    const result = schema.safeParse(req[part] ?? {});
+    const result = schema.safeParse(value ?? {});
     if (result.success) input[part] = result.data;
     else (issues ??= []).push({ part, error: result.error });
   }
