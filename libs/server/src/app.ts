@@ -16,6 +16,7 @@ import { DEPENDENCY_FAILURES_DESCRIPTION, dependencyProblem } from './dependency
 import type { Logger } from './logger';
 import { createServiceMetrics, httpDurationObserver, type ServiceMetrics } from './metrics';
 import { buildOpenApi, problemCatalogue } from './openapi';
+import { sendJson, weakEtag } from './json-answer';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
 import { corsPolicy } from './cors';
@@ -68,7 +69,7 @@ function routeHandler(route: RouteDefinition): RequestHandler {
   return (req, res, next) => {
     const input = parseRequest(schemas, req) as Parameters<RouteDefinition['handler']>[0];
     const answer = (result: unknown): void => {
-      if (result !== undefined && !res.headersSent) res.json(result);
+      if (result !== undefined && !res.headersSent) sendJson(res, result);
     };
     const result = route.handler(input, req, res);
     if (result instanceof Promise) result.then(answer, next);
@@ -83,8 +84,9 @@ function responseChecker(route: RouteDefinition): RequestHandler {
     res.send = (body?: unknown) => {
       const schema = route.responses[res.statusCode]?.schema;
       const type = res.get('Content-Type') ?? '';
-      if (schema && typeof body === 'string' && /json/.test(type)) {
-        const result = schema.safeParse(JSON.parse(body));
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+      if (schema && typeof text === 'string' && /json/.test(type)) {
+        const result = schema.safeParse(JSON.parse(text));
         if (!result.success) {
           throw new Error(
             `${route.operationId} answered ${res.statusCode} with a body its schema refuses: ${result.error.message}`,
@@ -120,6 +122,7 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(options.config.TRUST_PROXY));
   app.set('query parser', 'simple');
+  app.set('etag', weakEtag);
 
   const { registry } = options.metrics ?? createServiceMetrics(service);
   const { redis } = options;

@@ -2,6 +2,7 @@ export * from './app';
 export * from './config';
 export * from './cors';
 export * from './dependency-problem';
+export * from './json-answer';
 export * from './logger';
 export * from './metrics';
 export * from './openapi';

@@ -1,7 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { NetworkName } from '@nrp/chain';
-import type { Logger, RateLimitSpec, ServiceContext } from '@nrp/server';
+import {
+  JSON_CONTENT_TYPE,
+  weakEtag,
+  type Logger,
+  type RateLimitSpec,
+  type ServiceContext,
+} from '@nrp/server';
 import type { Config } from '../config';
 import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
@@ -27,7 +32,7 @@ export const cacheControlHeader = {
 };
 
 interface Rendered {
-  body: string;
+  body: Buffer;
   etag: string;
 }
 
@@ -35,10 +40,8 @@ interface Rendered {
 const renderedBodies = new WeakMap<object, Map<string, Rendered>>();
 
 function render(value: unknown): Rendered {
-  const body = JSON.stringify(value);
-  // The same weak ETag form Express generates itself (length and SHA-1), so conditional requests behave alike.
-  const hash = createHash('sha1').update(body, 'utf8').digest('base64').slice(0, 27);
-  return { body, etag: `W/"${Buffer.byteLength(body, 'utf8').toString(16)}-${hash}"` };
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  return { body, etag: weakEtag(body) };
 }
 
 /**
@@ -64,7 +67,8 @@ export function sendRendered(
   }
   setCacheControl(res, expiresAt);
   res.setHeader('ETag', rendered.etag);
-  res.type('application/json').send(rendered.body);
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.send(rendered.body);
 }
 
 type BulkErrorEntry = ReturnType<typeof bulkError>;
