@@ -1,21 +1,25 @@
 /**
  * `npm run bench:resolver`: RPC round trips of resolver-svc counted at a loopback proxy in front of anvil and
- * CCIP-Read gateway requests counted at the test gateway, per cold profile and reverse profile, and warm-profile
- * throughput against a bare Express route in the same process and run. Prints one table.
+ * CCIP-Read gateway requests counted at the test gateway, per cold profile and reverse profile, and the throughput of
+ * a warm profile and of the kit's floor against a bare Express route, each server in its own process, in the same
+ * rounds. Prints one table.
  * Bounded: fixed request counts, loopback only. BENCH_REQUESTS / BENCH_CONCURRENCY override the load.
  */
+import { fork } from 'node:child_process';
 import { Agent, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { z } from 'zod';
-import { createApp, createLogger, defineRoute } from '@nrp/server';
 import { startResolverService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
+import type { ThroughputServerKind } from './throughput-server';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5_000);
+/** Requests to each server before the rounds, so every round measures optimised code. */
+const WARM_UP_REQUESTS = 5_000;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-/** Bare and resolver loads alternate in short rounds, so both see the same machine load; medians are reported. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
+/** Bare, resolver and floor loads alternate in rounds, so all see the same machine load; medians are reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 
 function listen(app: express.Express): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
@@ -23,6 +27,26 @@ function listen(app: express.Express): Promise<{ server: Server; url: string }> 
       const { port } = server.address() as AddressInfo;
       resolve({ server, url: `http://127.0.0.1:${port}` });
     });
+  });
+}
+
+interface ServerProcess {
+  url: string;
+  stop(): void;
+}
+
+/** A `bench/throughput-server.ts` process serving `kind`, once it listens. */
+function startServerProcess(kind: ThroughputServerKind, env: Record<string, string>): Promise<ServerProcess> {
+  const child = fork(join(__dirname, 'throughput-server.ts'), [kind], {
+    execArgv: ['-r', 'esbuild-register'],
+    env: { ...process.env, ...env },
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the ${kind} server exited with ${code}`)));
+    child.once('message', (m: { port: number }) =>
+      resolve({ url: `http://127.0.0.1:${m.port}`, stop: () => child.kill() }),
+    );
   });
 }
 
@@ -103,6 +127,7 @@ async function main(): Promise<void> {
   const resolver = await listen(svc.app);
   const agent = new Agent({ keepAlive: true });
   const rows: Array<{ measure: string; value: string; target: string }> = [];
+  const servers: ServerProcess[] = [];
   /** One cold request: RPC round trips counted at the proxy, gateway requests at the test gateway. */
   const roundTrips = async (measure: string, path: string, target: string): Promise<string> => {
     fx.proxy.reset();
@@ -162,44 +187,24 @@ async function main(): Promise<void> {
     const names = Array.from({ length: 20 }, (_, i) => `bulk${i}.eth`).join(',');
     await roundTrips('cold bulk profile of 20 names', `/ens/v2/profile/bulk?names=${names}`, '-');
 
-    // Throughput: warm profile vs a bare Express route answering the same JSON body.
-    const bodyJson: unknown = JSON.parse(warmBody);
-    const bareApp = express();
-    bareApp.get('/profile', (_req, res) => {
-      res.json(bodyJson);
+    // Throughput: each server in a process of its own, as a service runs. Express apps sharing one process share
+    // V8's inline caches: there, two identical bare apps measured a fifth apart.
+    const bare = await startServerProcess('bare', { BENCH_BODY: warmBody });
+    const platform = await startServerProcess('floor', { BENCH_BODY: warmBody });
+    const service = await startServerProcess('resolver', {
+      BENCH_SERVICE_ENV: JSON.stringify(fx.env({ LOG_LEVEL: 'silent' })),
     });
-    const bare = await listen(bareApp);
-    // The shared app factory (logging, metrics, security headers, CORS, rate limit) around a trivial route:
-    // how much of the gap is the platform's middleware rather than resolution.
-    const platformApp = createApp({
-      service: 'bench-floor',
-      version: '0',
-      description: '',
-      logger: createLogger('bench-floor', 'silent'),
-      routes: [
-        defineRoute({
-          method: 'get',
-          path: '/profile',
-          operationId: 'floor',
-          summary: 'floor',
-          responses: { 200: { description: 'The warm profile body', schema: z.unknown() } },
-          handler: () => bodyJson,
-        }),
-      ],
-      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1_000_000 },
-    });
-    const platform = await listen(platformApp);
+    servers.push(bare, platform, service);
     const loader = startLoader();
-    await loader.load(`${bare.url}/profile`, 2000); // warm-up
-    await loader.load(resolver.url + profile, 2000);
-    await loader.load(`${platform.url}/profile`, 2000);
+    for (const url of [`${bare.url}/profile`, service.url + profile, `${platform.url}/profile`])
+      await loader.load(url, WARM_UP_REQUESTS);
     const bareRps: number[] = [];
     const resolverRps: number[] = [];
     const ratios: number[] = [];
     const floorRatios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const b = await loader.load(`${bare.url}/profile`, REQUESTS);
-      const r = await loader.load(resolver.url + profile, REQUESTS);
+      const r = await loader.load(service.url + profile, REQUESTS);
       const f = await loader.load(`${platform.url}/profile`, REQUESTS);
       bareRps.push(b);
       resolverRps.push(r);
@@ -228,9 +233,8 @@ async function main(): Promise<void> {
       value: `${median(floorRatios).toFixed(2)} (${Math.min(...floorRatios).toFixed(2)}-${Math.max(...floorRatios).toFixed(2)})`,
       target: '>= 0.8',
     });
-    platform.server.close();
-    bare.server.close();
   } finally {
+    for (const server of servers) server.stop();
     agent.destroy();
     resolver.server.close();
     await svc.close();
