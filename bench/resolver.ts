@@ -32,6 +32,8 @@ function listen(app: express.Express): Promise<{ server: Server; url: string }> 
 
 interface ServerProcess {
   url: string;
+  /** The CPU time (user + system, µs) the server process has used so far. */
+  cpuMicros(): Promise<number>;
   stop(): void;
 }
 
@@ -45,7 +47,15 @@ function startServerProcess(kind: ThroughputServerKind, env: Record<string, stri
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the ${kind} server exited with ${code}`)));
     child.once('message', (m: { port: number }) =>
-      resolve({ url: `http://127.0.0.1:${m.port}`, stop: () => child.kill() }),
+      resolve({
+        url: `http://127.0.0.1:${m.port}`,
+        cpuMicros: () =>
+          new Promise((answered) => {
+            child.once('message', (usage: { cpuMicros: number }) => answered(usage.cpuMicros));
+            child.send('cpu');
+          }),
+        stop: () => child.kill(),
+      }),
     );
   });
 }
@@ -187,8 +197,8 @@ async function main(): Promise<void> {
     const names = Array.from({ length: 20 }, (_, i) => `bulk${i}.eth`).join(',');
     await roundTrips('cold bulk profile of 20 names', `/ens/v2/profile/bulk?names=${names}`, '-');
 
-    // Throughput: each server in a process of its own, as a service runs. Express apps sharing one process share
-    // V8's inline caches: there, two identical bare apps measured a fifth apart.
+    // Throughput: each server in a process of its own, as a service runs. In one process, two identical bare apps
+    // measured a fifth apart: the Express and Node code they share is optimised for every app's objects at once.
     const bare = await startServerProcess('bare', { BENCH_BODY: warmBody });
     const platform = await startServerProcess('floor', { BENCH_BODY: warmBody });
     const service = await startServerProcess('resolver', {
@@ -198,14 +208,22 @@ async function main(): Promise<void> {
     const loader = startLoader();
     for (const url of [`${bare.url}/profile`, service.url + profile, `${platform.url}/profile`])
       await loader.load(url, WARM_UP_REQUESTS);
+    /** Requests/s of one load, and the server's own CPU per request (µs), apart from the load generator's. */
+    const measure = async (server: ServerProcess, url: string, cpu: number[]): Promise<number> => {
+      const before = await server.cpuMicros();
+      const rps = await loader.load(url, REQUESTS);
+      cpu.push(((await server.cpuMicros()) - before) / REQUESTS);
+      return rps;
+    };
     const bareRps: number[] = [];
     const resolverRps: number[] = [];
     const ratios: number[] = [];
     const floorRatios: number[] = [];
+    const cpu = { bare: [] as number[], resolver: [] as number[], floor: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
-      const b = await loader.load(`${bare.url}/profile`, REQUESTS);
-      const r = await loader.load(service.url + profile, REQUESTS);
-      const f = await loader.load(`${platform.url}/profile`, REQUESTS);
+      const b = await measure(bare, `${bare.url}/profile`, cpu.bare);
+      const r = await measure(service, service.url + profile, cpu.resolver);
+      const f = await measure(platform, `${platform.url}/profile`, cpu.floor);
       bareRps.push(b);
       resolverRps.push(r);
       ratios.push(r / b);
@@ -232,6 +250,11 @@ async function main(): Promise<void> {
       measure: 'platform floor: createApp trivial route / bare Express',
       value: `${median(floorRatios).toFixed(2)} (${Math.min(...floorRatios).toFixed(2)}-${Math.max(...floorRatios).toFixed(2)})`,
       target: '>= 0.8',
+    });
+    rows.push({
+      measure: 'server CPU per request, µs (median): bare / warm profile / floor',
+      value: [cpu.bare, cpu.resolver, cpu.floor].map((v) => median(v).toFixed(1)).join(' / '),
+      target: '-',
     });
   } finally {
     for (const server of servers) server.stop();

@@ -1,8 +1,8 @@
 /**
  * One server of `bench/resolver.ts`'s throughput rounds, in a process of its own (as a service runs in production):
  * `bare` (an Express route answering the warm profile's JSON), `floor` (the kit's `createApp` around a route
- * answering the same JSON) or `resolver` (resolver-svc built from BENCH_SERVICE_ENV). Reports its port over IPC and
- * exits when its parent goes.
+ * answering the same JSON) or `resolver` (resolver-svc built from BENCH_SERVICE_ENV). Reports its port, and on request
+ * the CPU time it has used, over IPC; exits when its parent goes.
  */
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -46,6 +46,11 @@ buildApp(process.argv[2] ?? '').then(
   (app) => {
     const server = app.listen(0, '127.0.0.1', () => {
       process.send?.({ port: (server.address() as AddressInfo).port });
+    });
+    // The bench asks for the CPU this process has used, to tell the server's share of a round from the loader's.
+    process.on('message', () => {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpuMicros: user + system });
     });
     process.on('disconnect', () => process.exit(0));
   },
