@@ -84,9 +84,8 @@ function responseChecker(route: RouteDefinition): RequestHandler {
     res.send = (body?: unknown) => {
       const schema = route.responses[res.statusCode]?.schema;
       const type = res.get('Content-Type') ?? '';
-      const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
-      if (schema && typeof text === 'string' && /json/.test(type)) {
-        const result = schema.safeParse(JSON.parse(text));
+      if (schema && /json/.test(type) && (typeof body === 'string' || Buffer.isBuffer(body))) {
+        const result = schema.safeParse(JSON.parse(body.toString('utf8')));
         if (!result.success) {
           throw new Error(
             `${route.operationId} answered ${res.statusCode} with a body its schema refuses: ${result.error.message}`,
