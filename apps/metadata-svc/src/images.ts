@@ -432,3 +432,23 @@ export async function visibleImage(ctx: MetadataContext, target: ImageTarget): P
   await checkPendingFor(ctx, target);
   return findConfirmed(ctx.db, target);
 }
+
+/**
+ * The image a name shows, with its bytes, as the image route serves it; IMAGE_NOT_FOUND when it has none (or its
+ * bytes are gone, which is logged: a row should never outlive its blob).
+ */
+export async function servedImage(
+  ctx: MetadataContext,
+  target: ImageTarget & { name: string },
+): Promise<{ image: Image; bytes: Buffer }> {
+  const image = await visibleImage(ctx, target);
+  const blob = image ? await ctx.blobs.get(image.blob_key) : null;
+  if (!image || !blob) {
+    if (image) ctx.logger.error({ key: image.blob_key }, 'image row without bytes');
+    throw new ProblemError(
+      problems.IMAGE_NOT_FOUND,
+      `${target.name} has no ${target.kind} on ${target.network}.`,
+    );
+  }
+  return { image, bytes: blob.bytes };
+}

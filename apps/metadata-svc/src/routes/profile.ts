@@ -10,11 +10,11 @@ import {
 import { authProblems } from '@nrp/auth';
 import { namehash } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { commonProblems, ProblemError } from '@nrp/validation';
+import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
 import type { ImageKind } from '../data/database';
 import { validateImage } from '../image-validation';
-import { deleteImage, uploadImage, visibleImage } from '../images';
+import { deleteImage, servedImage, uploadImage } from '../images';
 import { checkDeclaredUpload, multipartUpload } from '../multipart';
 import { problems } from '../problems';
 import { signIn } from '../sign-in';
@@ -168,16 +168,12 @@ function routesFor(
       },
       problems: [commonProblems.INVALID_NAME, problems.IMAGE_NOT_FOUND],
       handler: async ({ params }, req, res) => {
-        const target = { network: params.network, node: namehash(params.subname), kind };
-        const image = await visibleImage(ctx, target);
-        const blob = image ? await ctx.blobs.get(image.blob_key) : null;
-        if (!image || !blob) {
-          if (image) ctx.logger.error({ key: image.blob_key }, 'image row without bytes');
-          throw new ProblemError(
-            problems.IMAGE_NOT_FOUND,
-            `${params.subname} has no ${kind} on ${params.network}.`,
-          );
-        }
+        const { image, bytes } = await servedImage(ctx, {
+          network: params.network,
+          name: params.subname,
+          node: namehash(params.subname),
+          kind,
+        });
         res.setHeader('Content-Type', image.content_type);
         res.setHeader('ETag', `"${image.etag}"`);
         res.setHeader('Cache-Control', 'public, max-age=60');
@@ -187,7 +183,7 @@ function routesFor(
           res.status(304).end();
           return;
         }
-        res.status(200).send(blob.bytes);
+        res.status(200).send(bytes);
       },
     }),
   ];
