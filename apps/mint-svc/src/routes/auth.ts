@@ -4,11 +4,10 @@ import {
   mintNonceResponseSchema,
   verifiedMinterSchema,
   verifyMinterRequestSchema,
-  type VerifiedMinter,
 } from '@nrp/api';
 import { defineRoute } from '@nrp/server';
 import type { MintServiceContext } from '../context';
-import { verifySignedRequest } from '../sign-in';
+import { verifyMinter } from '../minters';
 
 /** `POST /api/v1/auth/nonce` (scopes `listing` and `minter`). */
 export function mintNonceRoute(
@@ -45,22 +44,6 @@ export function verifyMinterRoute(ctx: MintServiceContext) {
     body: verifyMinterRequestSchema,
     responses: { 200: { description: 'The minter is verified.', schema: verifiedMinterSchema } },
     problems: Object.values(authProblems),
-    handler: async ({ body }): Promise<VerifiedMinter> => {
-      const signIn = await verifySignedRequest(
-        ctx,
-        body.network,
-        { scope: 'minter', operation: 'verify' },
-        body,
-      );
-      const now = ctx.now();
-      const verifiedUntil = Math.floor(now / 1000) + ctx.minterVerificationTtlSeconds;
-      await ctx.verifiedMinters.record(
-        body.network,
-        signIn.address,
-        new Date(now),
-        new Date(verifiedUntil * 1000),
-      );
-      return { network: body.network, address: signIn.address, verifiedUntil };
-    },
+    handler: ({ body }) => verifyMinter(ctx, body.network, body),
   });
 }

@@ -1,42 +1,18 @@
 import { authProblems } from '@nrp/auth';
-import { getOwner } from '@nrp/chain';
 import {
   deleteListingResponseSchema,
   listingParamsSchema,
   listingSchema,
   putListingRequestSchema,
   signedRequestSchema,
-  type MintNetwork,
 } from '@nrp/api';
-import { namehash } from '@nrp/ens';
 import { defineRoute } from '@nrp/server';
-import { commonProblems, ProblemError } from '@nrp/validation';
+import { commonProblems } from '@nrp/validation';
 import type { MintServiceContext } from '../context';
-import { toListingResponse } from '../data/listings';
+import { deleteListing, getListing, putListing } from '../listings';
 import { mintProblems } from '../problems';
-import { verifySignedRequest, type SignedFields } from '../sign-in';
 
 const path = '/api/v1/listings/:network/:parentName';
-
-/** Sign-in (scope `listing`), then the signer must be the parent's on-chain owner. Returns the signer. */
-async function authoriseOwner(
-  ctx: MintServiceContext,
-  network: MintNetwork,
-  parentName: string,
-  operation: 'update' | 'delete',
-  fields: SignedFields,
-): Promise<string> {
-  const signIn = await verifySignedRequest(ctx, network, { scope: 'listing', operation, parentName }, fields);
-  const net = ctx.networks[network];
-  const owner = await getOwner(net.provider, net.config.ens, parentName);
-  if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
-    throw new ProblemError(
-      mintProblems.NOT_PARENT_OWNER,
-      `${signIn.address} is not the owner of ${parentName} on ${network}${owner ? ` (the owner is ${owner})` : ''}.`,
-    );
-  }
-  return signIn.address;
-}
 
 const LISTING_BINDING =
   'Recommended: bind the message to this request (the client helper `listingSignInMessage` does): its URI and only ' +
@@ -64,16 +40,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       params: listingParamsSchema,
       responses: { 200: { description: 'The listing.', schema: listingSchema } },
       problems: [mintProblems.LISTING_NOT_FOUND],
-      handler: async ({ params }) => {
-        const listing = await ctx.listings.get(params.network, params.parentName);
-        if (!listing) {
-          throw new ProblemError(
-            mintProblems.LISTING_NOT_FOUND,
-            `${params.parentName} is not listed on ${params.network}.`,
-          );
-        }
-        return toListingResponse(listing);
-      },
+      handler: ({ params }) => getListing(ctx, params),
     }),
     defineRoute({
       method: 'put',
@@ -97,19 +64,9 @@ export function listingRoutes(ctx: MintServiceContext) {
       },
       problems: signedProblems,
       handler: async ({ params, body }, _req, res) => {
-        const signer = await authoriseOwner(ctx, params.network, params.parentName, 'update', body);
-        const { listing, created } = await ctx.listings.upsert(
-          {
-            network: params.network,
-            parentName: params.parentName,
-            parentNode: namehash(params.parentName),
-            settings: { ...body.listing, paymentReceiver: body.listing.paymentReceiver ?? signer },
-            listedBy: signer,
-            source: 'api',
-          },
-          new Date(ctx.now()),
-        );
-        res.status(created ? 201 : 200).json(toListingResponse(listing));
+        const { listing, created } = await putListing(ctx, params, body.listing, body);
+        res.status(created ? 201 : 200);
+        return listing;
       },
     }),
     defineRoute({
@@ -126,21 +83,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       body: signedRequestSchema,
       responses: { 200: { description: 'Removed.', schema: deleteListingResponseSchema } },
       problems: [...signedProblems, mintProblems.LISTING_NOT_FOUND],
-      handler: async ({ params, body }) => {
-        await authoriseOwner(ctx, params.network, params.parentName, 'delete', body);
-        const removed = await ctx.listings.remove(params.network, params.parentName);
-        if (!removed) {
-          throw new ProblemError(
-            mintProblems.LISTING_NOT_FOUND,
-            `${params.parentName} is not listed on ${params.network}.`,
-          );
-        }
-        return {
-          network: params.network,
-          parentName: params.parentName,
-          deletedAt: new Date(ctx.now()).toISOString(),
-        };
-      },
+      handler: ({ params, body }) => deleteListing(ctx, params, body),
     }),
   ];
 }

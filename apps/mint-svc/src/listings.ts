@@ -1,0 +1,79 @@
+import { getOwner } from '@nrp/chain';
+import type { DeleteListingResponse, Listing, ListingSettings, MintNetwork } from '@nrp/api';
+import { namehash } from '@nrp/ens';
+import { ProblemError } from '@nrp/validation';
+import type { MintServiceContext } from './context';
+import { toListingResponse } from './data/listings';
+import { mintProblems } from './problems';
+import { verifySignedRequest, type SignedFields } from './sign-in';
+
+/** A listing's parent: the network and the (normalised) parent name. */
+export interface ListingTarget {
+  network: MintNetwork;
+  parentName: string;
+}
+
+function notListed({ network, parentName }: ListingTarget): ProblemError {
+  return new ProblemError(mintProblems.LISTING_NOT_FOUND, `${parentName} is not listed on ${network}.`);
+}
+
+/** Sign-in (scope `listing`), then the signer must be the parent's on-chain owner. Returns the signer. */
+async function authoriseOwner(
+  ctx: MintServiceContext,
+  { network, parentName }: ListingTarget,
+  operation: 'update' | 'delete',
+  fields: SignedFields,
+): Promise<string> {
+  const signIn = await verifySignedRequest(ctx, network, { scope: 'listing', operation, parentName }, fields);
+  const net = ctx.networks[network];
+  const owner = await getOwner(net.provider, net.config.ens, parentName);
+  if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
+    throw new ProblemError(
+      mintProblems.NOT_PARENT_OWNER,
+      `${signIn.address} is not the owner of ${parentName} on ${network}${owner ? ` (the owner is ${owner})` : ''}.`,
+    );
+  }
+  return signIn.address;
+}
+
+/** The stored listing of a parent; LISTING_NOT_FOUND when it has none. */
+export async function getListing(ctx: MintServiceContext, target: ListingTarget): Promise<Listing> {
+  const listing = await ctx.listings.get(target.network, target.parentName);
+  if (!listing) throw notListed(target);
+  return toListingResponse(listing);
+}
+
+/**
+ * Creates or replaces the listing of a parent, signed by its current on-chain owner; the payment receiver defaults
+ * to the signer. `created` tells which it was.
+ */
+export async function putListing(
+  ctx: MintServiceContext,
+  target: ListingTarget,
+  settings: ListingSettings,
+  fields: SignedFields,
+): Promise<{ listing: Listing; created: boolean }> {
+  const signer = await authoriseOwner(ctx, target, 'update', fields);
+  const { listing, created } = await ctx.listings.upsert(
+    {
+      ...target,
+      parentNode: namehash(target.parentName),
+      settings: { ...settings, paymentReceiver: settings.paymentReceiver ?? signer },
+      listedBy: signer,
+      source: 'api',
+    },
+    new Date(ctx.now()),
+  );
+  return { listing: toListingResponse(listing), created };
+}
+
+/** Removes the listing of a parent, signed by its current on-chain owner; LISTING_NOT_FOUND when it has none. */
+export async function deleteListing(
+  ctx: MintServiceContext,
+  target: ListingTarget,
+  fields: SignedFields,
+): Promise<DeleteListingResponse> {
+  await authoriseOwner(ctx, target, 'delete', fields);
+  if (!(await ctx.listings.remove(target.network, target.parentName))) throw notListed(target);
+  return { ...target, deletedAt: new Date(ctx.now()).toISOString() };
+}

@@ -1,0 +1,19 @@
+import type { MintNetwork, VerifiedMinter } from '@nrp/api';
+import type { MintServiceContext } from './context';
+import { verifySignedRequest, type SignedFields } from './sign-in';
+
+/**
+ * Records the signer of a sign-in message (scope `minter`) as a verified minter of `network` for
+ * MINTER_VERIFICATION_TTL_SECONDS, consuming the nonce.
+ */
+export async function verifyMinter(
+  ctx: MintServiceContext,
+  network: MintNetwork,
+  fields: SignedFields,
+): Promise<VerifiedMinter> {
+  const signIn = await verifySignedRequest(ctx, network, { scope: 'minter', operation: 'verify' }, fields);
+  const now = ctx.now();
+  const verifiedUntil = Math.floor(now / 1000) + ctx.minterVerificationTtlSeconds;
+  await ctx.verifiedMinters.record(network, signIn.address, new Date(now), new Date(verifiedUntil * 1000));
+  return { network, address: signIn.address, verifiedUntil };
+}
