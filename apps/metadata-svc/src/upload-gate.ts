@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { RequestHandler } from 'express';
 import { commonProblems, ProblemError } from '@nrp/validation';
 
@@ -38,14 +39,15 @@ export function uploadGate(concurrency: number, queueMax: number): RequestHandle
       );
       return;
     }
-    const entry = () => {
+    // Admitted from another request's 'close': bound, so it runs in its own request's scope (log lines, request id).
+    const entry = AsyncResource.bind(() => {
       // The client may have gone away while waiting: hand the slot on.
       if (req.destroyed || res.writableEnded) {
         release();
         return;
       }
       admit();
-    };
+    });
     waiting.push(entry);
     res.once('close', () => {
       const at = waiting.indexOf(entry);

@@ -1,5 +1,8 @@
+import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
+import { z } from 'zod';
+import { createApp, createLogger, defineRoute } from '@nrp/server';
 import { problemErrorHandler } from '@nrp/validation';
 import { uploadGate } from '../src/upload-gate';
 
@@ -35,6 +38,68 @@ describe('uploadGate', () => {
       releases.splice(0).forEach((release) => release());
       expect(await Promise.all(started)).toEqual([200, 200, 200]);
       expect(maxRunning).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs a queued upload in its own request scope: its log lines carry its own request id', async () => {
+    const lines: Array<{ msg: string; reqId?: string; upload?: string }> = [];
+    const logger = createLogger(
+      'upload-gate-test',
+      'info',
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
+          done();
+        },
+      }),
+    );
+    const releases: Array<() => void> = [];
+    const app = createApp({
+      service: 'upload-gate-test',
+      version: '0',
+      description: '',
+      logger,
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
+      routes: [
+        defineRoute({
+          method: 'post',
+          path: '/u/:upload',
+          operationId: 'upload',
+          summary: 'An upload',
+          params: z.object({ upload: z.string() }),
+          responses: { 200: { description: 'Done', schema: z.object({ ok: z.boolean() }) } },
+          before: [uploadGate(1, 5)],
+          handler: async ({ params }) => {
+            logger.info({ upload: params.upload }, 'upload admitted');
+            await new Promise<void>((resolve) => releases.push(resolve));
+            return { ok: true };
+          },
+        }),
+      ],
+    });
+    const server = app.listen(0);
+    try {
+      const first = request(server).post('/u/first').set('x-request-id', 'req-first');
+      const firstDone = first.then((r) => r.status);
+      while (releases.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Queued behind the first: admitted from the first request's 'close', outside its own scope.
+      const queuedDone = request(server)
+        .post('/u/queued')
+        .set('x-request-id', 'req-queued')
+        .then((r) => r.status);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(releases).toHaveLength(1);
+      releases.shift()?.();
+      while (releases.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      releases.shift()?.();
+      expect([await firstDone, await queuedDone]).toEqual([200, 200]);
+      const admitted = lines.filter((line) => line.msg === 'upload admitted');
+      expect(admitted.map((line) => [line.upload, line.reqId])).toEqual([
+        ['first', 'req-first'],
+        ['queued', 'req-queued'],
+      ]);
     } finally {
       server.close();
     }
