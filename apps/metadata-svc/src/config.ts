@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { baseConfigSchema, commaSeparated, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
-import { optionalString } from '@nrp/validation';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -22,7 +21,7 @@ export const configSchema = baseConfigSchema(3001)
     /** `host[:port]` values accepted in the first line of sign-in messages. */
     SIWE_DOMAINS: hostList.default(['localhost:3001', 'localhost', 'localhost:3000']),
     /** Offchain subname service base URL (ownership and token lookup of offchain subnames). */
-    OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
+    OFFCHAIN_URL: z.url().optional(),
     OFFCHAIN_TIMEOUT_MS: positiveInt.default(5000),
     NONCE_TTL_MS: positiveInt.default(5 * 60_000),
     /** How often expired nonces are deleted (0 disables). */

@@ -3,9 +3,9 @@ import { networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
-import { ethAddress, optionalString, unsetWhenEmpty } from '@nrp/validation';
+import { ethAddress } from '@nrp/validation';
 
-const optionalAddress = unsetWhenEmpty(ethAddress);
+const optionalAddress = ethAddress.optional();
 
 const weiString = z.string().regex(/^(0|[1-9]\d{0,77})$/, 'must be a whole number of wei in decimal');
 
@@ -23,7 +23,7 @@ export const configSchema = baseConfigSchema(3002)
      * The service's EIP-712 signing key (0x + 64 hex). Required; checked in createService so that a bad
      * value is reported without echoing it.
      */
-    SIGNER_PRIVATE_KEY: optionalString,
+    SIGNER_PRIVATE_KEY: z.string().optional(),
     /** Receives the fees; must be the controller's treasury. */
     TREASURY_ADDRESS: optionalAddress,
     /** Mint controller per network; POST /api/v1/mint answers 503 for a network without one. */
@@ -48,11 +48,11 @@ export const configSchema = baseConfigSchema(3002)
     /** How long a verified minter (a sign-in with scope `minter`) stays verified. */
     MINTER_VERIFICATION_TTL_SECONDS: positiveInt.default(30 * 24 * 3600),
     /** JSON file of listings upserted at start (operator-managed listings). */
-    LISTINGS_FILE: optionalString,
+    LISTINGS_FILE: z.string().optional(),
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
     MINT_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
     /** Offchain subname service base URL: \`mint.signed\` events are relayed to it (with EVENTS_INGEST_TOKEN). */
-    OFFCHAIN_URL: optionalString.pipe(z.url().optional()),
+    OFFCHAIN_URL: z.url().optional(),
   })
   .superRefine(requireDatabaseUrlInProduction);
 

@@ -3,7 +3,6 @@ import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
 import { originListSchema } from '@nrp/chain';
 import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
-import { unsetWhenEmpty } from '@nrp/validation';
 
 const nameList = z.string().transform((value, ctx) => {
   const names: string[] = [];
@@ -24,9 +23,10 @@ export const configSchema = baseConfigSchema(3003)
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,
     /** Private key (0x + 64 hex) that signs CCIP-Read answers; its address is a signer of the OffchainResolver. */
-    GATEWAY_SIGNER_KEY: unsetWhenEmpty(
-      z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'),
-    ),
+    GATEWAY_SIGNER_KEY: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits')
+      .optional(),
     /** Validity of a signed gateway answer, in seconds. */
     GATEWAY_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(300),
     /**
@@ -36,12 +36,13 @@ export const configSchema = baseConfigSchema(3003)
      */
     GATEWAY_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
     /** SHA-256 (hex) of an API key to install at start-up (e.g. from a secret), valid for BOOTSTRAP_API_KEY_PARENTS. */
-    BOOTSTRAP_API_KEY_HASH: unsetWhenEmpty(
-      z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (SHA-256)'),
-    ),
-    BOOTSTRAP_API_KEY_PARENTS: unsetWhenEmpty(nameList),
+    BOOTSTRAP_API_KEY_HASH: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits (SHA-256)')
+      .optional(),
+    BOOTSTRAP_API_KEY_PARENTS: nameList.optional(),
     /** Comma-separated origins (`http://127.0.0.1:4000`) exempt from the webhook URL policy; development only. */
-    WEBHOOK_ALLOWED_ORIGINS: unsetWhenEmpty(originListSchema),
+    WEBHOOK_ALLOWED_ORIGINS: originListSchema.optional(),
     /** How often the delivery worker looks for due attempts (0 disables it in this replica). */
     WEBHOOK_DELIVERY_INTERVAL_MS: nonNegativeInt.default(1000),
     /** Wait before the first retry (jittered down to half); doubles per attempt up to an hour. At most a minute. */
@@ -51,7 +52,7 @@ export const configSchema = baseConfigSchema(3003)
     /** An attempt without an answer within this long failed. */
     WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
     /** Bearer token of POST /internal/v1/events (the same value in metadata-svc and mint-svc); unset: 503. */
-    EVENTS_INGEST_TOKEN: unsetWhenEmpty(z.string().min(32, 'must be at least 32 characters')),
+    EVENTS_INGEST_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   })
   .superRefine(requireDatabaseUrlInProduction);
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { NETWORK_NAMES, networksEnvSchema } from '@nrp/chain';
 import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
-import { optionalString } from '@nrp/validation';
 
 export const configSchema = baseConfigSchema(3004).extend({
   ...networksEnvSchema.shape,
@@ -20,12 +19,10 @@ export const configSchema = baseConfigSchema(3004).extend({
   /** Per client IP: requests with `noCache=true`, which always reach the RPC node, across all routes. */
   NO_CACHE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   /** Public base URL of metadata-svc; when set, reverse profiles carry `avatarUrl` (its resolved avatar route). */
-  METADATA_PUBLIC_URL: optionalString.pipe(
-    z
-      .url()
-      .transform((u) => u.replace(/\/+$/, ''))
-      .optional(),
-  ),
+  METADATA_PUBLIC_URL: z
+    .url()
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
-import { ethAddress } from '@nrp/validation';
+import { ethAddress, withoutEmptyVariables } from '@nrp/validation';
 import { originListSchema } from './outbound-url-policy';
 
 // The network list is ENS's (the client, which must not load this library, uses it too); re-exported here for the
@@ -158,7 +158,7 @@ export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
 
 /** Reads and validates the chain env vars (see `networksEnvSchema`); throws NetworkConfigError listing bad vars. */
 export function loadNetworksConfig(env: NodeJS.ProcessEnv = process.env): NetworksConfig {
-  const result = networksEnvSchema.safeParse(env);
+  const result = networksEnvSchema.safeParse(withoutEmptyVariables(env));
   if (!result.success) {
     const issues = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new NetworkConfigError(`invalid chain configuration: ${issues}`);

@@ -1,13 +1,13 @@
 import type { Extension } from '@electric-sql/pglite';
 import { z } from 'zod';
-import { requiredInProduction, unsetWhenEmpty } from '@nrp/validation';
+import { requiredInProduction } from '@nrp/validation';
 import { createDatabase, type DatabaseHandle } from './database';
 
 const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use lower-case letters, digits and _');
 
 /** DATABASE_SCHEMA with a service's own default (so services sharing one PostgreSQL keep apart). */
 export const databaseSchemaEnv = (defaultSchema: string) =>
-  unsetWhenEmpty(schemaName).transform((value) => value ?? defaultSchema);
+  schemaName.optional().transform((value) => value ?? defaultSchema);
 
 /**
  * Where a service keeps its tables, the same variables in every service:
@@ -19,11 +19,11 @@ export const databaseSchemaEnv = (defaultSchema: string) =>
  * Services extend their config with its `shape` and end it with `.superRefine(requireDatabaseUrlInProduction)`.
  */
 const databaseEnvShape = {
-  DATABASE_URL: unsetWhenEmpty(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })),
-  DATABASE_SCHEMA: unsetWhenEmpty(schemaName),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  DATABASE_SCHEMA: schemaName.optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  PGLITE_DATA_DIR: unsetWhenEmpty(z.string()),
-  NODE_ENV: unsetWhenEmpty(z.string()),
+  PGLITE_DATA_DIR: z.string().optional(),
+  NODE_ENV: z.string().optional(),
 };
 
 /** The check `databaseEnvSchema` applies; a config that extends its shape adds it with `.superRefine`. */

@@ -14,7 +14,7 @@ import {
 
 describe('databaseEnvSchema', () => {
   it('unset and empty variables mean PGlite in memory, pool of 10', () => {
-    const env = databaseEnvSchema.parse({ DATABASE_URL: '', PGLITE_DATA_DIR: '', DATABASE_SCHEMA: '' });
+    const env = loadConfig(databaseEnvSchema, { DATABASE_URL: '', PGLITE_DATA_DIR: '', DATABASE_SCHEMA: '' });
     expect(env).toEqual({ DATABASE_POOL_MAX: 10 });
   });
 

@@ -8,13 +8,13 @@ import {
   type PeriodicLogger,
   type PeriodicTask,
 } from '@nrp/server';
-import { unsetWhenEmpty } from '@nrp/validation';
+
 import { relayOutbox } from './relay-outbox';
 
 /** The environment of a producing service's relay (with OFFCHAIN_URL, which the service already has). */
 export const eventRelayEnvSchema = z.object({
   /** Bearer token of offchain-svc's POST /internal/v1/events; unset: no events are written or relayed. */
-  EVENTS_INGEST_TOKEN: unsetWhenEmpty(z.string().min(32, 'must be at least 32 characters')),
+  EVENTS_INGEST_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** How often the outbox is relayed (0 disables the relay in this replica; events wait in the outbox). */
   EVENTS_RELAY_INTERVAL_MS: nonNegativeInt.default(1000),
   /** A relay request without an answer within this long failed (the batch is retried). */

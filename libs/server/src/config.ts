@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutEmptyVariables } from '@nrp/validation';
 
 /** A bad configuration value. `main` prints its one-line message and exits 1. */
 export class ConfigError extends Error {
@@ -106,7 +107,7 @@ export function loadConfig<T extends z.ZodType>(
   schema: T,
   env: NodeJS.ProcessEnv = process.env,
 ): z.output<T> {
-  const result = schema.safeParse(env);
+  const result = schema.safeParse(withoutEmptyVariables(env));
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     // The variable, also when the issue is about one item of a list it holds.
@@ -120,7 +121,7 @@ export function loadConfig<T extends z.ZodType>(
 /** Express's `trust proxy` value from TRUST_PROXY. */
 export function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;
-  if (value === 'false' || value === '') return false;
+  if (value === 'false') return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
 }

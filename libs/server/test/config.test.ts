@@ -11,7 +11,6 @@ import {
   originList,
   redactConfig,
 } from '../src';
-import { optionalString, unsetWhenEmpty } from '@nrp/validation';
 
 describe('loadConfig', () => {
   const schema = baseConfigSchema(3001).extend({ SIGNER_KEY: z.string().regex(/^0x[0-9a-f]{64}$/) });
@@ -59,22 +58,37 @@ describe('loadConfig', () => {
 
 describe('shared variable helpers', () => {
   const schema = z.object({
-    NAME: optionalString,
-    URL: unsetWhenEmpty(z.url()),
+    NAME: z.string().optional(),
+    URL: z.url().optional(),
     LIST: commaSeparated.default(['*']),
     COUNT: positiveInt.default(1),
-    DELAY: nonNegativeInt.default(0),
+    DELAY: nonNegativeInt.default(5),
   });
 
-  it('empty means unset; lists are trimmed; numbers are coerced', () => {
-    expect(schema.parse({ NAME: '', URL: '', LIST: ' a, b ,,c ', COUNT: '3', DELAY: '0' })).toEqual({
-      NAME: undefined,
-      URL: undefined,
+  it('lists are trimmed; numbers are coerced', () => {
+    expect(loadConfig(schema, { NAME: 'n', LIST: ' a, b ,,c ', COUNT: '3', DELAY: '0' })).toEqual({
+      NAME: 'n',
       LIST: ['a', 'b', 'c'],
       COUNT: 3,
       DELAY: 0,
     });
-    expect(schema.parse({})).toMatchObject({ LIST: ['*'], COUNT: 1, DELAY: 0 });
+    expect(loadConfig(schema, {})).toMatchObject({ LIST: ['*'], COUNT: 1, DELAY: 5 });
+  });
+
+  it('an empty variable means the same as an unset one: optional ones are unset, the others keep their default', () => {
+    expect(loadConfig(schema, { NAME: '', URL: '', LIST: '', COUNT: '', DELAY: '' })).toEqual({
+      LIST: ['*'],
+      COUNT: 1,
+      DELAY: 5,
+    });
+    const base = loadConfig(baseConfigSchema(3001), {
+      CORS_ORIGINS: '',
+      TRUST_PROXY: '',
+      REDIS_URL: '',
+      PORT: '',
+    });
+    expect(base).toMatchObject({ CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', PORT: 3001 });
+    expect(base.REDIS_URL).toBeUndefined();
   });
 
   it('refuses what does not fit', () => {

@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { optionalString, requiredInProduction } from '@nrp/validation';
+import { requiredInProduction, withoutEmptyVariables } from '@nrp/validation';
 import type { BlobStore } from './blob-store';
 import { createLocalBlobStore } from './local';
 import { createS3BlobStore } from './s3';
 
 /** Environment for blob storage: S3 when S3_BUCKET is set, else a local directory (BLOB_DIR). */
 export const blobStoreEnvSchema = z.object({
-  S3_BUCKET: optionalString,
-  S3_ENDPOINT: optionalString.pipe(z.url().optional()),
-  S3_REGION: optionalString,
-  S3_ACCESS_KEY_ID: optionalString,
-  S3_SECRET_ACCESS_KEY: optionalString,
-  BLOB_DIR: optionalString,
+  S3_BUCKET: z.string().optional(),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  BLOB_DIR: z.string().optional(),
 });
 
 /** For a config's superRefine: with NODE_ENV=production, blobs must live in S3, not on one pod's disk. */
@@ -29,7 +29,7 @@ export type BlobStoreConfig =
   | { kind: 'local'; dir: string };
 
 export function parseBlobStoreConfig(env: Record<string, string | undefined>): BlobStoreConfig {
-  const e = blobStoreEnvSchema.parse(env);
+  const e = blobStoreEnvSchema.parse(withoutEmptyVariables(env));
   if (e.S3_BUCKET) {
     return {
       kind: 's3',

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 
 /**
- * An environment variable set to '' means the same as an unset one: not configured. `schema` (made optional) sees
- * undefined for both.
+ * The environment without the variables set to '': an empty variable means the same as an unset one (a manifest's
+ * `value: ""` configures nothing, and a number or list with a default keeps its default). Every loader of the
+ * environment parses this, so no schema has to say it.
  */
-export const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
-
-/** A string variable, undefined when unset or empty. */
-export const optionalString = unsetWhenEmpty(z.string());
+export function withoutEmptyVariables(env: Record<string, string | undefined>): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') set[name] = value;
+  return set;
+}
 
 /**
  * For a config's superRefine: with NODE_ENV=production `variable` must be set, because what its absence falls back to
