@@ -158,6 +158,17 @@ describe('the kit maps dependency failures once, for every route', () => {
     expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/storage/) });
   });
 
+  it('a blob key the service built wrongly is a 500, not an outage', async () => {
+    const blobs = createLocalBlobStore(mkdtempSync(path.join(tmpdir(), 'dependency-test-')));
+    const res = await request(
+      serviceFailingWith(() => blobs.put('../escape', Buffer.from('x'), 'text/plain')),
+    )
+      .get('/work')
+      .expect(500);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.body.code).toBe('INTERNAL_ERROR');
+  });
+
   it('is documented once: in every OpenAPI description, and as 503 on every route of a service with a database', async () => {
     const app = serviceFailingWith(async () => undefined, {
       everyRouteProblems: [commonProblems.SERVICE_UNAVAILABLE],

@@ -35,6 +35,14 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * A key, prefix, content type or page size the caller built wrongly: a programming error (500), not storage being
+ * away (StorageError, 503).
+ */
+export class BlobArgumentError extends TypeError {
+  override readonly name = 'BlobArgumentError';
+}
+
 const KEY_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
@@ -43,7 +51,7 @@ const KEY_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export function assertBlobKey(key: string, operation: StorageOperation = 'put'): string {
   const ok = key.length > 0 && key.length <= 512 && key.split('/').every((s) => KEY_SEGMENT.test(s));
-  if (!ok) throw new StorageError(operation, key, 'invalid key');
+  if (!ok) throw new BlobArgumentError(`storage ${operation}: invalid key ${JSON.stringify(key)}`);
   return key;
 }
 
@@ -56,7 +64,7 @@ export function assertBlobPrefix(prefix: string): string {
 
 export function assertContentType(contentType: string, key: string): string {
   if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(contentType)) {
-    throw new StorageError('put', key, 'invalid content type');
+    throw new BlobArgumentError(`storage put "${key}": invalid content type ${JSON.stringify(contentType)}`);
   }
   return contentType;
 }

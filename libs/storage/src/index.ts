@@ -1,4 +1,4 @@
-export { StorageError, assertBlobKey } from './blob-store';
+export { BlobArgumentError, StorageError, assertBlobKey } from './blob-store';
 export type { BlobStore, StoredBlob, StorageOperation } from './blob-store';
 export { createLocalBlobStore } from './local';
 export { createS3BlobStore } from './s3';

@@ -2,7 +2,13 @@ import type { Dir } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
-import { assertBlobPrefix, errorMessage, StorageError, type BlobStore } from './blob-store';
+import {
+  assertBlobPrefix,
+  BlobArgumentError,
+  errorMessage,
+  StorageError,
+  type BlobStore,
+} from './blob-store';
 
 export const DEFAULT_LIST_PAGE_SIZE = 1000;
 
@@ -21,7 +27,7 @@ export async function* listBlobKeyPages(
   assertBlobPrefix(prefix);
   const pageSize = options.pageSize ?? DEFAULT_LIST_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new StorageError('list', undefined, `page size must be a positive integer, got ${pageSize}`);
+    throw new BlobArgumentError(`storage list: page size must be a positive integer, got ${pageSize}`);
   }
   if (store.listPages) {
     yield* store.listPages(prefix, pageSize);

@@ -9,6 +9,7 @@ import {
   createS3BlobStore,
   listBlobKeyPages,
   parseBlobStoreConfig,
+  BlobArgumentError,
   StorageError,
   type BlobStore,
 } from '../src';
@@ -84,14 +85,14 @@ function blobStoreContract(name: string, make: () => Promise<{ store: BlobStore;
       expect(none).toEqual([]);
     });
 
-    test('listBlobKeyPages: leaving early is fine; bad arguments are StorageErrors', async () => {
+    test('listBlobKeyPages: leaving early is fine; bad arguments are BlobArgumentErrors', async () => {
       for await (const page of listBlobKeyPages(store, 'paged/', { pageSize: 2 })) {
         expect(page).toHaveLength(2);
         break;
       }
       const pages = listBlobKeyPages(store, 'paged/', { pageSize: 0 });
-      await expect(pages.next()).rejects.toBeInstanceOf(StorageError);
-      await expect(listBlobKeyPages(store, '../x').next()).rejects.toBeInstanceOf(StorageError);
+      await expect(pages.next()).rejects.toBeInstanceOf(BlobArgumentError);
+      await expect(listBlobKeyPages(store, '../x').next()).rejects.toBeInstanceOf(BlobArgumentError);
     });
 
     test('empty blob round-trips', async () => {
@@ -102,15 +103,19 @@ function blobStoreContract(name: string, make: () => Promise<{ store: BlobStore;
     });
 
     test.each(['../escape', '/abs', 'a//b', 'a/../b', '.hidden', 'a/./b', '', 'sp ace', 'a\\b'])(
-      'rejects key %p with StorageError',
+      'rejects key %p with BlobArgumentError',
       async (key) => {
-        await expect(store.put(key, Buffer.from('x'), 'text/plain')).rejects.toBeInstanceOf(StorageError);
-        await expect(store.get(key)).rejects.toBeInstanceOf(StorageError);
+        await expect(store.put(key, Buffer.from('x'), 'text/plain')).rejects.toBeInstanceOf(
+          BlobArgumentError,
+        );
+        await expect(store.get(key)).rejects.toBeInstanceOf(BlobArgumentError);
       },
     );
 
     test('rejects content types with control characters', async () => {
-      await expect(store.put('ct', Buffer.from('x'), 'text/plain\nx')).rejects.toBeInstanceOf(StorageError);
+      await expect(store.put('ct', Buffer.from('x'), 'text/plain\nx')).rejects.toBeInstanceOf(
+        BlobArgumentError,
+      );
     });
   });
 }
