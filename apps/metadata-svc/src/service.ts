@@ -1,6 +1,12 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { Gauge } from 'prom-client';
-import { createNetworkProviders, NETWORK_NAMES, networksFromEnv, type ChainProvider } from '@nrp/chain';
+import {
+  createNetworkProviders,
+  NETWORK_NAMES,
+  networksFromEnv,
+  perNetwork,
+  type ChainProvider,
+} from '@nrp/chain';
 import { databaseFromEnv, migrate } from '@nrp/db';
 import {
   createApp,
@@ -101,7 +107,7 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   const metrics = createServiceMetrics(SERVICE_NAME);
   const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
   const access = (provider: ChainProvider): NetworkAccess => ({ config: provider.config, provider });
-  const networks = { mainnet: access(providers.mainnet), sepolia: access(providers.sepolia) };
+  const networks = perNetwork((name) => access(providers[name]));
   const redis = redisFromConfig(config, logger, onShutdown);
 
   const context: MetadataContext = {

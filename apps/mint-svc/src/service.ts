@@ -4,6 +4,7 @@ import {
   createNetworkProviders,
   mintControllerInterface,
   networksFromEnv,
+  perNetwork,
   readView,
   UpstreamError,
   type NetworkName,
@@ -87,7 +88,7 @@ function networkContexts(
   const build = (name: NetworkName): MintNetworkContext => {
     const provider = providers[name];
     const net = provider.config;
-    const prefix = name === 'mainnet' ? 'MAINNET' : 'SEPOLIA';
+    const prefix = name.toUpperCase() as Uppercase<NetworkName>;
     return {
       config: net,
       provider,
@@ -99,7 +100,7 @@ function networkContexts(
       mintController: config[`${prefix}_MINT_CONTROLLER`],
     };
   };
-  return { mainnet: build('mainnet'), sepolia: build('sepolia') };
+  return perNetwork(build);
 }
 
 /** What tests hand in instead of the database and clock the config describes; never closed here. */

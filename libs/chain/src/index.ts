@@ -1,11 +1,11 @@
 export { UpstreamError, isUpstreamError, toUpstreamError, CcipReadUrlRefusedError } from './errors';
 export {
-  CHAIN_IDS,
   DEFAULT_ENS_ADDRESSES,
   DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_RPC_URLS,
   LOCAL_BATCH_GATEWAY_URL,
   NETWORK_NAMES,
+  perNetwork,
   NetworkConfigError,
   isNetworkName,
   loadNetworksConfig,

@@ -1,3 +1,4 @@
+import { perNetwork } from '@nrp/ens';
 import type { NetworkName, NetworksConfig } from './networks';
 import { createProvider, type ChainProvider } from './provider';
 import { observeRpcCalls, type RpcCall } from './rpc-calls';
@@ -19,7 +20,7 @@ export function createNetworkProviders(
     observeRpcCalls(provider, rpcCallsOf(name));
     return provider;
   };
-  const providers: NetworkProviders = { mainnet: build('mainnet'), sepolia: build('sepolia') };
+  const providers: NetworkProviders = perNetwork(build);
   onShutdown.push(async () => {
     for (const provider of Object.values(providers)) provider.destroy();
   });

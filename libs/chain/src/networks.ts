@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
+import { NETWORK_CHAIN_IDS, NETWORK_NAMES, perNetwork, type NetworkName } from '@nrp/ens';
 import { ethAddress, withoutEmptyVariables } from '@nrp/validation';
 import { originListSchema } from './outbound-url-policy';
 
-// The network list is ENS's (the client, which must not load this library, uses it too); re-exported here for the
-// services, which build their chain access from this module.
-export { NETWORK_NAMES, type NetworkName };
-
-export const CHAIN_IDS: Record<NetworkName, number> = { mainnet: 1, sepolia: 11155111 };
+// The network list is ENS's (the client, which must not load this library, uses it too); re-exported here with
+// `perNetwork` for the services, which build their chain access from this module.
+export { NETWORK_NAMES, perNetwork, type NetworkName };
 
 /** The ENS contracts a network's services talk to. */
 export interface EnsAddresses {
@@ -145,7 +143,7 @@ export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
     const rpcUrl = env[`${p}_RPC_URL`];
     return {
       name,
-      chainId: CHAIN_IDS[name],
+      chainId: NETWORK_CHAIN_IDS[name],
       rpcUrl: typeof rpcUrl === 'string' ? rpcUrl : DEFAULT_RPC_URLS[name],
       rpcTimeoutMs: parsed.RPC_TIMEOUT_MS,
       ens,
@@ -153,7 +151,7 @@ export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
       batchGatewayUrls: parsed.BATCH_GATEWAY_URLS ?? [LOCAL_BATCH_GATEWAY_URL],
     };
   };
-  return { mainnet: build('mainnet'), sepolia: build('sepolia') };
+  return perNetwork(build);
 }
 
 /** Reads and validates the chain env vars (see `networksEnvSchema`); throws NetworkConfigError listing bad vars. */

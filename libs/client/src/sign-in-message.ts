@@ -52,10 +52,7 @@ export function buildSignInMessage(fields: SignInMessageFields): string {
 }
 
 /** Chain ids of the networks the services serve: the `Chain ID` of a sign-in message for that network. */
-export const NETWORK_CHAIN_IDS: Readonly<Record<'mainnet' | 'sepolia', number>> = {
-  mainnet: 1,
-  sepolia: 11155111,
-};
+export { NETWORK_CHAIN_IDS } from '@nrp/ens';
 
 export interface BoundSignInInput {
   domain: string;

@@ -26,4 +26,4 @@ export {
 export { decodeAddress, encodeAddress, isSupportedCoinType, isValidAddress } from './addresses';
 export { CONTENTHASH_SCHEMES, decodeContenthash, encodeContenthash } from './contenthash';
 export { reverseNodeName } from './reverse';
-export { NETWORK_NAMES, type NetworkName } from './networks';
+export { NETWORK_CHAIN_IDS, NETWORK_NAMES, perNetwork, type NetworkName } from './networks';
