@@ -37,6 +37,6 @@ export interface MintServiceContext extends ServiceContext<Config> {
   db: Kysely<MintDatabase>;
   /** Where \`mint.signed\` is written before the signature is answered (relayed to offchain-svc). */
   events: EventOutbox;
-  /** Injectable clock (Unix milliseconds) for tests. */
-  now: () => number;
+  /** The clock (tests hand in their own). */
+  now: () => Date;
 }

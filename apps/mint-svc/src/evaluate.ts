@@ -48,8 +48,8 @@ export async function evaluateMint(
   const { settings } = listing;
   const quote = quoteMint(settings, input.label, input.years, ctx.standardFeeWei);
   const network = ctx.networks[input.network];
-  const nowMs = ctx.now();
-  const nowSeconds = Math.floor(nowMs / 1000);
+  const now = ctx.now();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
   const [facts, minterVerified] = await Promise.all([
     readMintChainFacts(network.provider, network.contracts, {
       parentName: input.parentName,
@@ -58,7 +58,7 @@ export async function evaluateMint(
       tokenGate: settings.tokenGate,
     }),
     settings.requireVerifiedMinter
-      ? ctx.verifiedMinters.isVerified(input.network, input.minter, new Date(nowMs))
+      ? ctx.verifiedMinters.isVerified(input.network, input.minter, now)
       : Promise.resolve(false),
   ]);
   // A listing made through the API belongs to whoever owned the parent then; once the parent changes hands it

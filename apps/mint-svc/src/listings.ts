@@ -62,7 +62,7 @@ export async function putListing(
       listedBy: signer,
       source: 'api',
     },
-    new Date(ctx.now()),
+    ctx.now(),
   );
   return { listing: toListingResponse(listing), created };
 }
@@ -75,5 +75,5 @@ export async function deleteListing(
 ): Promise<DeleteListingResponse> {
   await authoriseOwner(ctx, target, 'delete', fields);
   if (!(await ctx.listings.remove(target.network, target.parentName))) throw notListed(target);
-  return { ...target, deletedAt: new Date(ctx.now()).toISOString() };
+  return { ...target, deletedAt: ctx.now().toISOString() };
 }

@@ -115,7 +115,6 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   const database = overrides.database ?? databaseFromEnv<MintDatabase>(config);
   const onShutdown: Array<() => Promise<void>> = [];
   if (!overrides.database) onShutdown.push(() => database.close());
-  const clock = overrides.now;
   const metrics = createServiceMetrics(SERVICE_NAME);
   const networks = networkContexts(
     config,
@@ -137,12 +136,12 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     minterVerificationTtlSeconds: config.MINTER_VERIFICATION_TTL_SECONDS,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
-    now: clock ? () => clock().getTime() : Date.now,
+    now: overrides.now ?? (() => new Date()),
   };
   try {
     await migrate(database, { table: 'mint_migrations', migrations });
     if (config.LISTINGS_FILE) {
-      const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, new Date(ctx.now()));
+      const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, ctx.now());
       logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
     }
   } catch (err) {
@@ -152,9 +151,8 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
 
   // Expired nonces are deleted, so the nonce table stays the size of the live ones. Stops before the database closes.
   const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);
-  onShutdown.unshift(
-    startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, () => new Date(ctx.now())),
-    () => eventRelay.stop(),
+  onShutdown.unshift(startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, ctx.now), () =>
+    eventRelay.stop(),
   );
 
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };

@@ -44,6 +44,6 @@ export function verifySignedRequest(
     },
     nonces: ctx.nonces,
     provider: net.provider,
-    now: new Date(ctx.now()),
+    now: ctx.now(),
   });
 }

@@ -22,7 +22,7 @@ export function mintNonceRoute(
     scopes: '`listing` authorises PUT/DELETE of listings, `minter` authorises POST /api/v1/minters/verify.',
     nonces: ctx.nonces,
     ...options,
-    now: () => new Date(ctx.now()),
+    now: ctx.now,
   });
 }
 
