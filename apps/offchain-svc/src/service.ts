@@ -3,17 +3,17 @@ import {
   createServiceMetrics,
   redisFromConfig,
   startPeriodic,
-  type ServiceContext,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
 import type { Config } from './config';
-import { migrateDatabase, openDatabase, type OffchainDb } from './data/database';
+import { migrateDatabase, openDatabase } from './data/database';
 import type { OffchainDatabase } from './data/schema';
 import { upsertApiKey } from './data/api-keys';
 import { pruneEvents } from './data/events';
 import { pruneIdempotencyKeys } from './data/idempotency';
-import { eventRecorder, type EventRecorder } from './events';
+import type { OffchainContext } from './context';
+import { eventRecorder } from './events';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
@@ -61,13 +61,6 @@ const RETENTION_INTERVAL_MS = 3600_000;
 /** What tests hand in instead of the database the config names; it is migrated, and never closed here. */
 export type OffchainOverrides = Pick<ServiceOverrides<OffchainDatabase>, 'database'>;
 
-/** Everything the routes and workers of this service use, built once in `createService`. */
-export interface OffchainContext extends ServiceContext<Config> {
-  db: OffchainDb;
-  events: EventRecorder;
-  webhooks: WebhookSettings;
-}
-
 export const createService: ServiceFactory<Config, OffchainContext, OffchainOverrides> = async (
   config,
   logger,
@@ -96,14 +89,20 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   };
-  const events = eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS);
+  const context: OffchainContext = {
+    config,
+    logger,
+    db,
+    events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS),
+    webhooks: webhookSettings,
+  };
 
   const metrics = createServiceMetrics(SERVICE_NAME);
   const routes = [
-    ...subnameRoutes(db, events),
-    ...webhookRoutes(db, webhookSettings),
-    ...eventRoutes(db, events, config.EVENTS_INGEST_TOKEN),
-    ...gatewayRoutes(db, {
+    ...subnameRoutes(context),
+    ...webhookRoutes(context),
+    ...eventRoutes(context),
+    ...gatewayRoutes(context, {
       signerKey: config.GATEWAY_SIGNER_KEY,
       ttlSeconds: config.GATEWAY_TTL_SECONDS,
       rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
@@ -149,6 +148,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     version,
     onShutdown,
     routes,
-    context: { config, logger, db, events, webhooks: webhookSettings },
+    context,
   };
 };

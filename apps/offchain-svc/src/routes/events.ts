@@ -3,9 +3,9 @@ import { apiKeyMatches, hashApiKey } from '@nrp/auth';
 import { ingestEventsRequest, ingestEventsResponse } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { OffchainDb } from '../data/database';
-import { ingestEvents, type EventRecorder } from '../events';
+import { ingestEvents } from '../events';
 import { offchainProblems } from '../problems';
+import type { OffchainContext } from '../context';
 
 /** 401 unless `authorization: Bearer <token>` carries the ingest token (compared in constant time). */
 function requireIngestToken(token: string | undefined): RequestHandler {
@@ -28,11 +28,8 @@ function requireIngestToken(token: string | undefined): RequestHandler {
   };
 }
 
-export function eventRoutes(
-  db: OffchainDb,
-  events: EventRecorder,
-  token: string | undefined,
-): RouteDefinition[] {
+export function eventRoutes({ db, events, config }: OffchainContext): RouteDefinition[] {
+  const token = config.EVENTS_INGEST_TOKEN;
   return [
     defineRoute({
       method: 'post',

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { OffchainDb } from '../data/database';
 import { answerCcipRequest, type GatewaySigning } from '../gateway';
 import { offchainProblems } from '../problems';
+import type { OffchainContext } from '../context';
 
 export interface GatewayOptions {
   signerKey?: string;
@@ -25,7 +25,7 @@ const problems = [
   offchainProblems.GATEWAY_NOT_CONFIGURED,
 ];
 
-export function gatewayRoutes(db: OffchainDb, options: GatewayOptions): RouteDefinition[] {
+export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions): RouteDefinition[] {
   const signing: GatewaySigning = {
     signerKey: options.signerKey,
     ttlSeconds: options.ttlSeconds,

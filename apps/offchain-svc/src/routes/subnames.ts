@@ -14,8 +14,6 @@ import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ensName, ProblemError } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
-import type { OffchainDb } from '../data/database';
-import type { EventRecorder } from '../events';
 import { offchainProblems } from '../problems';
 import { exportSubnames } from '../subname-export';
 import {
@@ -25,6 +23,7 @@ import {
   getSubnameByNamehash,
   removeSubname,
 } from '../subnames';
+import type { OffchainContext } from '../context';
 
 const TAG = ['subnames'];
 const fullNameParams = z.object({ fullSubname: ensName({ min: 3, max: 511 }) });
@@ -42,7 +41,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
   return key;
 }
 
-export function subnameRoutes(db: OffchainDb, events: EventRecorder): RouteDefinition[] {
+export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',

@@ -11,21 +11,14 @@ import {
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
-import type { OffchainDb } from '../data/database';
 import { offchainProblems } from '../problems';
-import {
-  createWebhook,
-  redeliver,
-  removeWebhook,
-  webhookDeliveries,
-  webhooksOf,
-  type WebhookSettings,
-} from '../webhooks';
+import { createWebhook, redeliver, removeWebhook, webhookDeliveries, webhooksOf } from '../webhooks';
+import type { OffchainContext } from '../context';
 
 const TAG = ['webhooks'];
 const authProblems = [commonProblems.UNAUTHORIZED];
 
-export function webhookRoutes(db: OffchainDb, settings: WebhookSettings): RouteDefinition[] {
+export function webhookRoutes({ db, webhooks: settings }: OffchainContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'post',
