@@ -13,6 +13,7 @@ import {
   createServiceMetrics,
   redisFromConfig,
   startPeriodic,
+  startUpSteps,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
@@ -86,12 +87,7 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   const onShutdown: Array<() => Promise<void>> = [];
   const database = overrides.database ?? databaseFromEnv<MetadataDb>(config);
   if (!overrides.database) onShutdown.push(() => database.close());
-  try {
-    await migrate(database, { table: MIGRATION_TABLE, migrations });
-  } catch (err) {
-    for (const step of onShutdown) await step();
-    throw err;
-  }
+  await startUpSteps(onShutdown, () => migrate(database, { table: MIGRATION_TABLE, migrations }));
   const blobs =
     overrides.blobs ??
     createBlobStore(

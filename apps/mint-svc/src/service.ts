@@ -18,6 +18,7 @@ import {
   createApp,
   createServiceMetrics,
   redisFromConfig,
+  startUpSteps,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
@@ -138,16 +139,13 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
     now: overrides.now ?? (() => new Date()),
   };
-  try {
+  await startUpSteps(onShutdown, async () => {
     await migrate(database, { table: 'mint_migrations', migrations });
     if (config.LISTINGS_FILE) {
       const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, ctx.now());
       logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
     }
-  } catch (err) {
-    for (const step of onShutdown) await step();
-    throw err;
-  }
+  });
 
   // Expired nonces are deleted, so the nonce table stays the size of the live ones. Stops before the database closes.
   const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);

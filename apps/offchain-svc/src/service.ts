@@ -3,6 +3,7 @@ import {
   createServiceMetrics,
   redisFromConfig,
   startPeriodic,
+  startUpSteps,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
@@ -67,19 +68,21 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   overrides = {},
 ) => {
   const db = overrides.database ?? (await openDatabase(config));
-  if (overrides.database) await migrateDatabase(overrides.database);
-  if (config.BOOTSTRAP_API_KEY_HASH) {
-    const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
-    await upsertApiKey(db, {
-      keyHash: config.BOOTSTRAP_API_KEY_HASH.toLowerCase(),
-      parents,
-      note: 'bootstrap (BOOTSTRAP_API_KEY_HASH)',
-    });
-    logger.info({ parents }, 'bootstrap API key installed');
-  }
+  const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => db.close()];
+  await startUpSteps(onShutdown, async () => {
+    if (overrides.database) await migrateDatabase(overrides.database);
+    if (config.BOOTSTRAP_API_KEY_HASH) {
+      const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
+      await upsertApiKey(db, {
+        keyHash: config.BOOTSTRAP_API_KEY_HASH.toLowerCase(),
+        parents,
+        note: 'bootstrap (BOOTSTRAP_API_KEY_HASH)',
+      });
+      logger.info({ parents }, 'bootstrap API key installed');
+    }
+  });
   if (!config.GATEWAY_SIGNER_KEY)
     logger.warn('GATEWAY_SIGNER_KEY is not set: the CCIP-Read gateway answers 503');
-  const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => db.close()];
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
   const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };

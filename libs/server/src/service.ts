@@ -29,6 +29,22 @@ export interface ServiceContext<C extends BaseConfig = BaseConfig> {
 }
 
 /**
+ * Runs a service's start-up steps (migrations, a bootstrap key, a listing file) after it opened what `onShutdown`
+ * closes: if a step fails, that is closed before the error goes on, so a service that does not start leaks nothing.
+ */
+export async function startUpSteps(
+  onShutdown: ReadonlyArray<() => Promise<void>>,
+  steps: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await steps();
+  } catch (err) {
+    for (const close of onShutdown) await close();
+    throw err;
+  }
+}
+
+/**
  * What a service's factory builds from its config: the app, its build version, what it opened and must close when
  * it stops (workers first), and the context its routes were built with.
  */
