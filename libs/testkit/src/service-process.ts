@@ -40,6 +40,8 @@ export async function startServiceProcess(
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'warn',
+      // As in-process tests: every JSON answer is parsed through its schema (the kit's checkResponses).
+      NODE_ENV: 'test',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
