@@ -30,10 +30,20 @@ export interface RateLimitSpec {
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-/** What a handler may return: the 200 response schema's input (answered as JSON), or nothing (it answered on `res`). */
-export type HandlerResult<R> = R extends { 200: { schema: infer S extends z.ZodType } }
-  ? z.input<S> | void
-  : void;
+/** The input of every JSON schema a route documents for a success status (200, 201, 202). */
+type SuccessBody<R> = {
+  [K in keyof R]: K extends 200 | 201 | 202
+    ? R[K] extends { schema: infer S extends z.ZodType }
+      ? z.input<S>
+      : never
+    : never;
+}[keyof R];
+
+/**
+ * What a handler may return: the input of a success schema (answered as JSON, with 200 or the success status the
+ * handler set on `res`), or nothing (it answered on `res`).
+ */
+export type HandlerResult<R> = [SuccessBody<R>] extends [never] ? void : SuccessBody<R> | void;
 
 export interface RouteInput<P, Q, B> {
   params: Out<P>;
@@ -43,7 +53,8 @@ export interface RouteInput<P, Q, B> {
 
 /**
  * One route: its schemas validate the request, type the handler and generate the OpenAPI document.
- * A handler that returns a value answers 200 with it as JSON; one that returns nothing answers itself on `res`.
+ * A handler that returns a value answers it as JSON (200, or the success status it set with `res.status`); one that
+ * returns nothing answers itself on `res`.
  */
 export interface RouteDefinition<
   P extends z.ZodType | undefined = z.ZodType | undefined,

@@ -54,7 +54,8 @@ export function eventRoutes({ db, events, config }: OffchainContext): RouteDefin
         offchainProblems.EVENTS_INGEST_NOT_CONFIGURED,
       ],
       handler: async ({ body }, _req, res) => {
-        res.status(202).json(await ingestEvents(db, events, body.events));
+        res.status(202);
+        return ingestEvents(db, events, body.events);
       },
     }),
   ];

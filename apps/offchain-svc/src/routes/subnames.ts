@@ -64,7 +64,8 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
       handler: async ({ body }, _req, res) => {
         const { subname, created } = await createOrUpdateSubname(db, events, apiKeyOf(res), body);
-        res.status(created ? 201 : 200).json(subname);
+        res.status(created ? 201 : 200);
+        return subname;
       },
     }),
     defineRoute({

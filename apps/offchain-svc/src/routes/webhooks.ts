@@ -53,7 +53,8 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
         ...authProblems,
       ],
       handler: async ({ body }, _req, res) => {
-        res.status(201).json(await createWebhook(db, settings, apiKeyOf(res), body));
+        res.status(201);
+        return createWebhook(db, settings, apiKeyOf(res), body);
       },
     }),
     defineRoute({
@@ -120,7 +121,8 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
       responses: { 202: { description: 'Scheduled.', schema: webhookDeliverySchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
       handler: async ({ params }, _req, res) => {
-        res.status(202).json(await redeliver(db, settings, apiKeyOf(res), params.id, params.deliveryId));
+        res.status(202);
+        return redeliver(db, settings, apiKeyOf(res), params.id, params.deliveryId);
       },
     }),
   ];

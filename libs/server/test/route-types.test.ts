@@ -1,0 +1,52 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { createApp, createLogger, defineRoute } from '../src';
+
+const created = z.object({ id: z.string() });
+
+const createRoute = defineRoute({
+  method: 'post',
+  path: '/things',
+  operationId: 'createThing',
+  summary: 'Create a thing',
+  responses: { 201: { description: 'Created', schema: created } },
+  handler: (_input, _req, res) => {
+    res.status(201);
+    return { id: 'thing-1' };
+  },
+});
+
+// Type-level checks (npm test runs tsc): a handler returns what a success schema accepts, or nothing.
+defineRoute({
+  method: 'post',
+  path: '/wrong',
+  operationId: 'wrongBody',
+  summary: 'A body its 201 schema refuses',
+  responses: { 201: { description: 'Created', schema: created } },
+  // @ts-expect-error `id` must be a string
+  handler: () => ({ id: 1 }),
+});
+defineRoute({
+  method: 'delete',
+  path: '/things/:id',
+  operationId: 'deleteThing',
+  summary: 'A route without a success schema answers on res',
+  responses: { 204: { description: 'Deleted' } },
+  // @ts-expect-error nothing to answer as JSON
+  handler: () => ({ id: 'thing-1' }),
+});
+
+describe('a handler typed by its success schemas', () => {
+  it('answers what it returns with the success status it set', async () => {
+    const app = createApp({
+      service: 'route-types-test',
+      version: '0',
+      description: '',
+      logger: createLogger('route-types-test', 'silent'),
+      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
+      routes: [createRoute],
+    });
+    const res = await request(app).post('/things').expect(201);
+    expect(res.body).toEqual({ id: 'thing-1' });
+  });
+});
