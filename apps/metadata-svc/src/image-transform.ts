@@ -1,41 +1,6 @@
 import sharp from 'sharp';
-import { z } from 'zod';
-import { queryBoolean } from '@nrp/validation';
+import { TRANSFORM_FITS, type OutputFormat, type TransformQuery } from '@nrp/api';
 import type { ImageFormat } from './image-validation';
-
-/** Largest width or height a transform may ask for (px); larger screens get the original. */
-export const MAX_TRANSFORM_DIMENSION = 2048;
-export const TRANSFORM_FITS = ['cover', 'contain', 'inside', 'outside', 'fill'] as const;
-export const OUTPUT_FORMATS = ['webp', 'avif', 'png', 'jpeg'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-const dimension = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_TRANSFORM_DIMENSION)
-  .optional()
-  .describe(`Pixels, 1 to ${MAX_TRANSFORM_DIMENSION}`);
-
-const noCache = queryBoolean
-  .optional()
-  .describe('true: read the record on chain now, not from the cache, and refresh the cache with it');
-
-/** `?noCache=` of the avatar and header routes and their `/meta`. */
-export const freshnessQuerySchema = z.strictObject({ noCache });
-
-/** `?width=&height=&fit=&format=&noCache=` of the avatar and header routes; anything else is 400. */
-export const transformQuerySchema = z.strictObject({
-  noCache,
-  width: dimension,
-  height: dimension,
-  fit: z.enum(TRANSFORM_FITS).optional().describe('How the image fits width × height (default cover)'),
-  format: z
-    .enum(OUTPUT_FORMATS)
-    .optional()
-    .describe('Output format; when absent it is negotiated from Accept'),
-});
-export type TransformQuery = z.output<typeof transformQuerySchema>;
 
 /** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
 export interface Transform {

@@ -8,7 +8,8 @@ import {
   uriTarget,
 } from '../src/avatar-uri';
 import { publicOnlyLookup } from '../src/image-fetch';
-import { applyTransform, chooseTransform, transformQuerySchema } from '../src/image-transform';
+import { transformQuerySchema } from '@nrp/api';
+import { applyTransform, chooseTransform } from '../src/image-transform';
 
 const gateways = { ipfs: 'https://ipfs.example/', arweave: 'https://ar.example' };
 const CID0 = 'QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
-import { ensName, ethAddress } from '@nrp/validation';
+import { ensName, ethAddress, queryBoolean } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
 export type MetadataNetwork = NetworkName;
@@ -110,3 +110,72 @@ export const metadataResponseSchemas = {
   deleteImage: deleteResultSchema,
   getTokenMetadata: tokenMetadataSchema,
 };
+
+/** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */
+export const imageParamsSchema = z.object({
+  network: z.enum(NETWORK_NAMES),
+  name: ensName({ min: 1, max: 255 }),
+});
+
+/** Largest width or height a transform may ask for (px); larger screens get the original. */
+export const MAX_TRANSFORM_DIMENSION = 2048;
+export const TRANSFORM_FITS = ['cover', 'contain', 'inside', 'outside', 'fill'] as const;
+export const OUTPUT_FORMATS = ['webp', 'avif', 'png', 'jpeg'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const dimension = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TRANSFORM_DIMENSION)
+  .optional()
+  .describe(`Pixels, 1 to ${MAX_TRANSFORM_DIMENSION}`);
+
+const noCache = queryBoolean
+  .optional()
+  .describe('true: read the record on chain now, not from the cache, and refresh the cache with it');
+
+/** `?noCache=` of the avatar and header routes and their `/meta`. */
+export const freshnessQuerySchema = z.strictObject({ noCache });
+
+/** `?width=&height=&fit=&format=&noCache=` of the avatar and header routes; anything else is 400. */
+export const transformQuerySchema = z.strictObject({
+  noCache,
+  width: dimension,
+  height: dimension,
+  fit: z.enum(TRANSFORM_FITS).optional().describe('How the image fits width × height (default cover)'),
+  format: z
+    .enum(OUTPUT_FORMATS)
+    .optional()
+    .describe('Output format; when absent it is negotiated from Accept'),
+});
+export type TransformQuery = z.output<typeof transformQuerySchema>;
+
+/** What `/meta` tells of a name's avatar or header: the record, how it was read, and why no image shows. */
+export const imageMetaSchema = z.object({
+  network: z.enum(NETWORK_NAMES),
+  name: z.string(),
+  kind: z.enum(IMAGE_KINDS),
+  record: z.string().meta({ description: 'The text record as set.' }),
+  recordKind: z
+    .enum(['upload', 'https', 'ipfs', 'ipns', 'arweave', 'data', 'erc721', 'erc1155'])
+    .nullable()
+    .meta({ description: 'How the record was read (null: unsupported scheme).' }),
+  imageUrl: z.string().nullable().meta({
+    description: 'The URL the image came from (gateway URL for ipfs/ipns/ar); null for inline data.',
+  }),
+  ownershipVerified: z.boolean().nullable().meta({
+    description: "NFTs: whether the name's ETH address owns the token; uploads: true; plain URLs: null.",
+  }),
+  nft: z
+    .object({ chainId: z.number(), contract: z.string(), tokenId: z.string(), owner: z.string().nullable() })
+    .optional(),
+  contentType: z.string().optional(),
+  sha256: z.string().optional(),
+  reason: z
+    .string()
+    .optional()
+    .meta({ description: 'Why no image could be shown (see AVATAR_UNAVAILABLE).' }),
+  detail: z.string().optional(),
+});
+export type ImageMeta = z.output<typeof imageMetaSchema>;

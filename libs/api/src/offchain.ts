@@ -165,6 +165,14 @@ export const createSubnameRequest = z
 export type CreateSubnameInput = z.input<typeof createSubnameRequest>;
 export type CreateSubnameData = z.output<typeof createSubnameRequest>;
 
+/** `{fullSubname}` of `GET`/`PUT`/`DELETE /api/v1/subnames/{fullSubname}`: the subname with its parent. */
+export const fullSubnameParamsSchema = z.object({ fullSubname: ensName({ min: 3, max: 511 }) });
+
+/** `{namehash}` of `GET /api/v1/subnames/namehash/{namehash}`. */
+export const namehashParamsSchema = z.object({
+  namehash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'),
+});
+
 export const offchainSubnameSchema = z
   .object({
     id: z.string(),

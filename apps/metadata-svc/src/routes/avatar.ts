@@ -1,43 +1,18 @@
-import { z } from 'zod';
-import { IMAGE_KINDS } from '@nrp/api';
-import { NETWORK_NAMES } from '@nrp/ens';
+import {
+  freshnessQuerySchema,
+  IMAGE_KINDS,
+  imageMetaSchema,
+  imageParamsSchema,
+  MAX_TRANSFORM_DIMENSION,
+  transformQuerySchema,
+} from '@nrp/api';
 import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
-import { commonProblems, ensName, ProblemError } from '@nrp/validation';
+import { commonProblems, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars';
 import type { MetadataContext } from '../context';
-import { freshnessQuerySchema, MAX_TRANSFORM_DIMENSION, transformQuerySchema } from '../image-transform';
 import { problems } from '../problems';
 
 const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
-
-const paramsSchema = z.object({ network: z.enum(NETWORK_NAMES), name: ensName({ min: 1, max: 255 }) });
-
-const metaSchema = z.object({
-  network: z.enum(NETWORK_NAMES),
-  name: z.string(),
-  kind: z.enum(IMAGE_KINDS),
-  record: z.string().meta({ description: 'The text record as set.' }),
-  recordKind: z
-    .enum(['upload', 'https', 'ipfs', 'ipns', 'arweave', 'data', 'erc721', 'erc1155'])
-    .nullable()
-    .meta({ description: 'How the record was read (null: unsupported scheme).' }),
-  imageUrl: z.string().nullable().meta({
-    description: 'The URL the image came from (gateway URL for ipfs/ipns/ar); null for inline data.',
-  }),
-  ownershipVerified: z.boolean().nullable().meta({
-    description: "NFTs: whether the name's ETH address owns the token; uploads: true; plain URLs: null.",
-  }),
-  nft: z
-    .object({ chainId: z.number(), contract: z.string(), tokenId: z.string(), owner: z.string().nullable() })
-    .optional(),
-  contentType: z.string().optional(),
-  sha256: z.string().optional(),
-  reason: z
-    .string()
-    .optional()
-    .meta({ description: 'Why no image could be shown (see AVATAR_UNAVAILABLE).' }),
-  detail: z.string().optional(),
-});
 
 /** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */
 export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
@@ -79,7 +54,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         'refreshes the cache (NO_CACHE_RATE_LIMIT_PER_MINUTE per client IP, shared with /meta). ' +
         'No record → 404 IMAGE_NOT_FOUND; a record that gives no image → 404 AVATAR_UNAVAILABLE with `reason`.',
       tags: ['avatars'],
-      params: paramsSchema,
+      params: imageParamsSchema,
       query: transformQuerySchema,
       rateLimit: noCacheLimit,
       responses: {
@@ -108,10 +83,10 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         'that gives no image is answered 200 here with `reason` and `detail`. No record → 404 IMAGE_NOT_FOUND. ' +
         '`noCache=true` reads the record now, as on the image route.',
       tags: ['avatars'],
-      params: paramsSchema,
+      params: imageParamsSchema,
       query: freshnessQuerySchema,
       rateLimit: noCacheLimit,
-      responses: { 200: { description: 'The resolution', schema: metaSchema } },
+      responses: { 200: { description: 'The resolution', schema: imageMetaSchema } },
       problems: [
         commonProblems.INVALID_INPUT,
         commonProblems.INVALID_NAME,

@@ -1,17 +1,18 @@
-import { z } from 'zod';
 import {
   bulkSubnamesQuery,
   bulkSubnamesRequest,
   bulkSubnamesResponse,
   createSubnameRequest,
   exportSubnamesQuery,
+  fullSubnameParamsSchema,
+  namehashParamsSchema,
   NDJSON_CONTENT_TYPE,
   offchainSubnameSchema,
   searchSubnamesRequest,
   searchSubnamesResponse,
 } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
-import { commonProblems, ensName, ProblemError } from '@nrp/validation';
+import { commonProblems, ProblemError } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
 import { offchainProblems } from '../problems';
@@ -26,7 +27,6 @@ import {
 import type { OffchainContext } from '../context';
 
 const TAG = ['subnames'];
-const fullNameParams = z.object({ fullSubname: ensName({ min: 3, max: 511 }) });
 const authProblems = [commonProblems.UNAUTHORIZED, offchainProblems.PARENT_NOT_ALLOWED];
 
 /** The `Idempotency-Key` header: 1 to 255 characters, or a 400. */
@@ -156,9 +156,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       summary: 'Get a subname by namehash',
       description: 'Used by the metadata service to find an offchain subname from a token id.',
       tags: TAG,
-      params: z.object({
-        namehash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'),
-      }),
+      params: namehashParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.SUBNAME_NOT_FOUND],
       handler: ({ params }) => getSubnameByNamehash(db, params.namehash),
@@ -170,7 +168,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       summary: 'Get a subname by full name',
       description: 'The name is normalised (ENSIP-15) before the lookup.',
       tags: TAG,
-      params: fullNameParams,
+      params: fullSubnameParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_NAME, offchainProblems.SUBNAME_NOT_FOUND],
       handler: ({ params }) => getSubname(db, params.fullSubname),
@@ -185,7 +183,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
         'Needs an API key issued for the subname’s parent name. 204 when deleted. Emits `subname.deleted` ' +
         '(its data is the record as it was).',
       tags: TAG,
-      params: fullNameParams,
+      params: fullSubnameParamsSchema,
       before: [requireApiKey(db)],
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_NAME, ...authProblems, offchainProblems.SUBNAME_NOT_FOUND],
