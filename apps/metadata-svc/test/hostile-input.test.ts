@@ -1,9 +1,10 @@
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { createLogger, runService, type RunningService } from '@nrp/server';
+import type { RunningService } from '@nrp/server';
 import {
   blobKeysFingerprint,
   databaseFingerprint,
   hostileInputFindings,
+  listenForTests,
   mainnetOnTestChain,
 } from '@nrp/testkit';
 import { startEnsChain, startHarness, type Harness } from './support';
@@ -22,14 +23,7 @@ describe('metadata-svc under hostile input', () => {
     await chain.ens.wrapName('wrapped.eth', owner);
     // mainnet is the same test chain: a request for it must reach a node, never a public endpoint.
     harness = await startHarness(chain, mainnetOnTestChain(chain));
-    running = await runService({
-      app: harness.service.app,
-      port: 0,
-      host: '127.0.0.1',
-      logger: createLogger('hostile', 'silent'),
-      graceMs: 1000,
-      handleSignals: false,
-    });
+    running = await listenForTests(harness.service.app);
   }, 120_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
-import { createLogger, runService, type RunningService } from '@nrp/server';
-import { databaseFingerprint, hostileInputFindings, mainnetOnTestChain } from '@nrp/testkit';
+import type { RunningService } from '@nrp/server';
+import { databaseFingerprint, hostileInputFindings, listenForTests, mainnetOnTestChain } from '@nrp/testkit';
 import { accountAt, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
 
 // Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
@@ -14,14 +14,7 @@ describe('mint-svc under hostile input', () => {
       MAINNET_BASE_REGISTRAR: chain.contracts.baseRegistrar,
       MAINNET_MINT_CONTROLLER: controllerAddress,
     }));
-    running = await runService({
-      app: env.app,
-      port: 0,
-      host: '127.0.0.1',
-      logger: createLogger('hostile', 'silent'),
-      graceMs: 1000,
-      handleSignals: false,
-    });
+    running = await listenForTests(env.app);
     await env.chain.ens.registerEthName('shop', accountAt(env.chain, 1).address);
     await listDirect(env, 'shop.eth', { paymentReceiver: accountAt(env.chain, 1).address });
   }, 120_000);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { namehash } from '@nrp/ens';
-import { createLogger, runService, type RunningService } from '@nrp/server';
-import { databaseFingerprint, hostileInputFindings } from '@nrp/testkit';
+import type { RunningService } from '@nrp/server';
+import { databaseFingerprint, hostileInputFindings, listenForTests } from '@nrp/testkit';
 import { ALICE, startTestService, type TestService } from './helpers';
 
 const INGEST_TOKEN = randomBytes(24).toString('hex');
@@ -21,14 +21,7 @@ describe('offchain-svc under hostile input', () => {
       // No background deliveries: every change of the database comes from a request.
       WEBHOOK_DELIVERY_INTERVAL_MS: '0',
     });
-    running = await runService({
-      app: service.app,
-      port: 0,
-      host: '127.0.0.1',
-      logger: createLogger('hostile', 'silent'),
-      graceMs: 1000,
-      handleSignals: false,
-    });
+    running = await listenForTests(service.app);
     key = await service.keyFor('offchain.eth');
     await request(service.app)
       .post('/api/v1/subnames')

@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import {
   createLogger,
   loadConfig,
+  runService,
   type BaseConfig,
+  type RunningService,
   type ServiceContext,
   type ServiceFactory,
   type ServiceInstance,
@@ -73,4 +75,19 @@ export async function startTestService<
         for (const resource of opts.handedIn ?? []) await resource.close();
       })()),
   };
+}
+
+/**
+ * `app` listening on 127.0.0.1 at a free port the way `runService` runs it in production (its client-error answers,
+ * keep-alive, draining), for tests that send over the network; `shutdown()` stops it.
+ */
+export function listenForTests(app: ServiceInstance['app']): Promise<RunningService> {
+  return runService({
+    app,
+    port: 0,
+    host: '127.0.0.1',
+    logger: createLogger('test', 'silent'),
+    graceMs: 1000,
+    handleSignals: false,
+  });
 }

@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  createApp,
-  createLogger,
-  defineRoute,
-  runService,
-  type RouteDefinition,
-  type RunningService,
-} from '@nrp/server';
-import { hostileInputFindings } from '../src';
+import { createApp, createLogger, defineRoute, type RouteDefinition, type RunningService } from '@nrp/server';
+import { hostileInputFindings, listenForTests } from '../src';
 
 const logger = createLogger('hostile-self-test', 'silent');
 
@@ -107,14 +100,7 @@ describe('hostileInputFindings', () => {
       routes,
       config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100_000 },
     });
-    running = await runService({
-      app,
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      graceMs: 1000,
-      handleSignals: false,
-    });
+    running = await listenForTests(app);
   });
   afterAll(() => running.shutdown());
 
