@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { z } from 'zod';
 import type { NetworkName } from '@nrp/chain';
 import {
   JSON_CONTENT_TYPE,
@@ -36,8 +37,8 @@ interface Rendered {
   etag: string;
 }
 
-/** Rendered bodies per cached value and route: a warm hit is served without re-serialising or re-hashing. */
-const renderedBodies = new WeakMap<object, Map<string, Rendered>>();
+/** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
+const renderedBodies = new WeakMap<object, Map<z.ZodType, Rendered>>();
 
 function render(value: unknown): Rendered {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
@@ -45,25 +46,26 @@ function render(value: unknown): Rendered {
 }
 
 /**
- * Answers the JSON `build()` makes from the cached `source` value, rendering it once per value and `variant`
- * (a route); sets Cache-Control for `expiresAt`. `source` must be the object the cache returned.
+ * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
+ * renders it once per value and schema, and sets Cache-Control for `expiresAt`. `source` must be the object the cache
+ * returned.
  */
-export function sendRendered(
+export function sendRendered<S extends z.ZodType>(
   res: Response,
+  schema: S,
   source: object,
-  variant: string,
-  build: () => unknown,
+  build: () => z.input<S>,
   expiresAt: number,
 ): void {
-  let byVariant = renderedBodies.get(source);
-  if (!byVariant) {
-    byVariant = new Map();
-    renderedBodies.set(source, byVariant);
+  let bySchema = renderedBodies.get(source);
+  if (!bySchema) {
+    bySchema = new Map();
+    renderedBodies.set(source, bySchema);
   }
-  let rendered = byVariant.get(variant);
+  let rendered = bySchema.get(schema);
   if (!rendered) {
     rendered = render(build());
-    byVariant.set(variant, rendered);
+    bySchema.set(schema, rendered);
   }
   setCacheControl(res, expiresAt);
   res.setHeader('ETag', rendered.etag);

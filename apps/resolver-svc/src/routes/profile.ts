@@ -93,8 +93,8 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         );
         sendRendered(
           res,
+          profileSchema,
           records.value,
-          'profile',
           () => toProfile(params.name, records.value),
           records.expiresAt,
         );

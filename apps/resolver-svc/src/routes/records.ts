@@ -39,7 +39,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, addresses: records.value.addresses });
-        sendRendered(res, records.value, 'addresses', build, records.expiresAt);
+        sendRendered(res, addressesResultSchema, records.value, build, records.expiresAt);
       },
     }),
     defineRoute({
@@ -69,7 +69,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, texts: records.value.texts });
-        sendRendered(res, records.value, 'texts', build, records.expiresAt);
+        sendRendered(res, textsResultSchema, records.value, build, records.expiresAt);
       },
     }),
   ];
