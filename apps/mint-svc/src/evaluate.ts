@@ -4,6 +4,7 @@ import { readMintChainFacts, type MintChainFacts } from './chain-facts';
 import type { MintServiceContext } from './context';
 import type { StoredListing } from './data/listings';
 import { mintValidationErrors } from './eligibility';
+import { assertListingCurrent } from './listings';
 import { mintExpiry, quoteMint, type Quote } from './pricing';
 import { mintProblems } from './problems';
 
@@ -61,14 +62,7 @@ export async function evaluateMint(
       ? ctx.verifiedMinters.isVerified(input.network, input.minter, now)
       : Promise.resolve(false),
   ]);
-  // A listing made through the API belongs to whoever owned the parent then; once the parent changes hands it
-  // is no longer offered (the new owner lists it again). Operator listings (from LISTINGS_FILE) have no signer.
-  if (listing.listedBy !== null && facts.parentOwner !== listing.listedBy.toLowerCase()) {
-    throw new ProblemError(
-      mintProblems.LISTING_NOT_FOUND,
-      `The listing of ${input.parentName} on ${input.network} was made by ${listing.listedBy}, who no longer owns it.`,
-    );
-  }
+  assertListingCurrent(listing, facts.parentOwner);
   if (facts.parentExpiry !== null && facts.parentExpiry <= nowSeconds) {
     throw new ProblemError(
       mintProblems.PARENT_EXPIRED,

@@ -3,7 +3,7 @@ import type { DeleteListingResponse, Listing, ListingSettings, MintNetwork } fro
 import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MintServiceContext } from './context';
-import { toListingResponse } from './data/listings';
+import { toListingResponse, type StoredListing } from './data/listings';
 import { mintProblems } from './problems';
 import { verifySignedRequest, type SignedFields } from './sign-in';
 
@@ -36,10 +36,28 @@ async function authoriseOwner(
   return signIn.address;
 }
 
-/** The stored listing of a parent; LISTING_NOT_FOUND when it has none. */
+/**
+ * A listing made through the API belongs to whoever owned the parent then; once the parent changes hands it is no
+ * longer offered (the new owner lists it again). Operator listings (from LISTINGS_FILE) have no signer and never
+ * lapse. `owner` is the parent's current owner (NameWrapper owner when wrapped).
+ */
+export function assertListingCurrent(listing: StoredListing, owner: string | null): void {
+  if (listing.listedBy !== null && owner?.toLowerCase() !== listing.listedBy.toLowerCase()) {
+    throw new ProblemError(
+      mintProblems.LISTING_NOT_FOUND,
+      `The listing of ${listing.parentName} on ${listing.network} was made by ${listing.listedBy}, who no longer owns it.`,
+    );
+  }
+}
+
+/** The listing of a parent as minters see it; LISTING_NOT_FOUND when it has none or it lapsed. */
 export async function getListing(ctx: MintServiceContext, target: ListingTarget): Promise<Listing> {
   const listing = await ctx.listings.get(target.network, target.parentName);
   if (!listing) throw notListed(target);
+  if (listing.listedBy !== null) {
+    const net = ctx.networks[target.network];
+    assertListingCurrent(listing, await getOwner(net.provider, net.config.ens, target.parentName));
+  }
   return toListingResponse(listing);
 }
 

@@ -195,8 +195,12 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
         detail: expect.stringMatching(/no longer owns/),
       });
       await mint({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(404);
+      const listing = await request(env.app).get('/api/v1/listings/sepolia/sold.eth').expect(404);
+      expect(listing.body).toMatchObject({ code: 'LISTING_NOT_FOUND', detail: res.body.detail });
       await listDirect(env, 'sold.eth', { paymentReceiver: buyer }, buyer);
       await estimate({ parentName: 'sold.eth', label: 'abc', minterAddress: minter }).expect(200);
+      const relisted = await request(env.app).get('/api/v1/listings/sepolia/sold.eth').expect(200);
+      expect(relisted.body.listedBy).toBe(buyer);
     });
 
     it('POST mint is 409 PARENT_NOT_APPROVED until the parent owner approves the controller', async () => {

@@ -35,11 +35,14 @@ export function listingRoutes(ctx: MintServiceContext) {
       path,
       operationId: 'getListing',
       summary: 'The listing of a parent name',
-      description: 'Listings are public (prices, gates and reserved labels are what minters see anyway).',
+      description:
+        'Listings are public (prices, gates and reserved labels are what minters see anyway). A listing made through ' +
+        'the API lapses once its signer no longer owns the parent (one owner read): 404 here as for estimates and ' +
+        'mints, until the new owner lists the name again.',
       tags: ['listings'],
       params: listingParamsSchema,
       responses: { 200: { description: 'The listing.', schema: listingSchema } },
-      problems: [mintProblems.LISTING_NOT_FOUND],
+      problems: [mintProblems.LISTING_NOT_FOUND, commonProblems.UPSTREAM_ERROR],
       handler: ({ params }) => getListing(ctx, params),
     }),
     defineRoute({
