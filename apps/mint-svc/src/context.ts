@@ -28,12 +28,6 @@ export interface MintServiceContext extends ServiceContext<Config> {
   nonces: NonceStore;
   /** Never logged; only used to sign. */
   signer: Wallet;
-  standardFeeWei: bigint;
-  signatureTtlSeconds: number;
-  siweDomains: string[];
-  /** PUBLIC_BASE_URL without a trailing slash: bound sign-in messages name URLs under it. */
-  publicBaseUrl: string;
-  minterVerificationTtlSeconds: number;
   db: Kysely<MintDatabase>;
   /** Where \`mint.signed\` is written before the signature is answered (relayed to offchain-svc). */
   events: EventOutbox;

@@ -47,7 +47,7 @@ export async function evaluateMint(
     );
   }
   const { settings } = listing;
-  const quote = quoteMint(settings, input.label, input.years, ctx.standardFeeWei);
+  const quote = quoteMint(settings, input.label, input.years, ctx.config.STANDARD_FEE_WEI);
   const network = ctx.networks[input.network];
   const now = ctx.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);

@@ -62,7 +62,7 @@ export async function signMint(
     fee: quote.fee,
     paymentReceiver: listing.settings.paymentReceiver,
     expiry: BigInt(evaluation.expiry),
-    signatureExpiry: BigInt(evaluation.nowSeconds + ctx.signatureTtlSeconds),
+    signatureExpiry: BigInt(evaluation.nowSeconds + ctx.config.SIGNATURE_TTL_SECONDS),
     verifiedMinter: request.minterAddress,
     fuses: listing.settings.fuses,
   };

@@ -13,7 +13,7 @@ export async function verifyMinter(
 ): Promise<VerifiedMinter> {
   const signIn = await verifySignedRequest(ctx, network, { scope: 'minter', operation: 'verify' }, fields);
   const now = ctx.now();
-  const verifiedUntil = Math.floor(now.getTime() / 1000) + ctx.minterVerificationTtlSeconds;
+  const verifiedUntil = Math.floor(now.getTime() / 1000) + ctx.config.MINTER_VERIFICATION_TTL_SECONDS;
   await ctx.verifiedMinters.record(network, signIn.address, now, new Date(verifiedUntil * 1000));
   return { network, address: signIn.address, verifiedUntil };
 }

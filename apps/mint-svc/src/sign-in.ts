@@ -33,14 +33,14 @@ export function verifySignedRequest(
 ): Promise<VerifiedSignIn> {
   const net = ctx.networks[network];
   return verifySignedFields(fields, {
-    domains: ctx.siweDomains,
+    domains: ctx.config.SIWE_DOMAINS,
     chainId: net.config.chainId,
     scope: action.scope,
     binding: {
-      resource: signedActionUrl(ctx.publicBaseUrl, network, action),
+      resource: signedActionUrl(ctx.config.PUBLIC_BASE_URL, network, action),
       operation: action.operation,
       operations: OPERATIONS[action.scope],
-      namespace: `${ctx.publicBaseUrl}/api/v1/`,
+      namespace: `${ctx.config.PUBLIC_BASE_URL}/api/v1/`,
     },
     nonces: ctx.nonces,
     provider: net.provider,

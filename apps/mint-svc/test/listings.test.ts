@@ -348,7 +348,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         .send({ address: wallet.address, scope })
         .expect(200);
       const common = {
-        serviceUrl: env.context.publicBaseUrl,
+        serviceUrl: env.context.config.PUBLIC_BASE_URL,
         domain: SIWE_DOMAIN,
         address: wallet.address,
         nonce: String(res.body.nonce),
