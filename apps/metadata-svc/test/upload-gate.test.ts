@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { createApp, createLogger, defineRoute } from '@nrp/server';
+import { createLogger, defineRoute } from '@nrp/server';
+import { createTestApp } from '@nrp/testkit';
 import { problemErrorHandler } from '@nrp/validation';
 import { uploadGate } from '../src/upload-gate';
 
@@ -56,12 +57,8 @@ describe('uploadGate', () => {
       }),
     );
     const releases: Array<() => void> = [];
-    const app = createApp({
-      service: 'upload-gate-test',
-      version: '0',
-      description: '',
+    const app = createTestApp({
       logger,
-      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
       routes: [
         defineRoute({
           method: 'post',

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { createApp, createLogger, defineRoute, runService, type RunningService } from '../src';
+import { createTestApp, listenForTests } from '@nrp/testkit';
+import { defineRoute, type RunningService } from '../src';
 
 interface RawAnswer {
   status: number;
@@ -36,13 +37,7 @@ describe("Node's HTTP parser errors answer problem+json", () => {
   let running: RunningService;
 
   beforeAll(async () => {
-    const logger = createLogger('test', 'silent');
-    const app = createApp({
-      service: 'client-error-test',
-      version: '0.0.0',
-      description: '',
-      logger,
-      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
+    const app = createTestApp({
       // A route that reads its body, so a request's broken body reaches the parser before any answer.
       routes: [
         defineRoute({
@@ -56,14 +51,8 @@ describe("Node's HTTP parser errors answer problem+json", () => {
         }),
       ],
     });
-    running = await runService({
-      app,
-      port: 0,
-      host: '127.0.0.1',
-      logger,
-      graceMs: 1000,
-      handleSignals: false,
-    });
+    // runService's own server: its clientError handler is what answers the parser's errors.
+    running = await listenForTests(app);
   });
   afterAll(() => running.shutdown());
 

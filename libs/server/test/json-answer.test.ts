@@ -1,7 +1,8 @@
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { createApp, createLogger, defineRoute, JSON_CONTENT_TYPE, weakEtag } from '../src';
+import { createTestApp } from '@nrp/testkit';
+import { defineRoute, JSON_CONTENT_TYPE, weakEtag } from '../src';
 
 const values: unknown[] = [
   { name: 'alice.eth', texts: [{ key: 'description', value: 'Ünïcödé 🦄 and "quotes"' }] },
@@ -20,12 +21,7 @@ function expressApp(value: unknown): express.Express {
 }
 
 function kitApp(value: unknown, contentType?: string): express.Express {
-  return createApp({
-    service: 'json-answer-test',
-    version: '0',
-    description: '',
-    logger: createLogger('json-answer-test', 'silent'),
-    config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
+  return createTestApp({
     routes: [
       defineRoute({
         method: 'get',

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { createApp, createLogger, defineRoute } from '../src';
+import { createTestApp } from '@nrp/testkit';
+import { defineRoute } from '../src';
 
 const created = z.object({ id: z.string() });
 
@@ -38,14 +39,7 @@ defineRoute({
 
 describe('a handler typed by its success schemas', () => {
   it('answers what it returns with the success status it set', async () => {
-    const app = createApp({
-      service: 'route-types-test',
-      version: '0',
-      description: '',
-      logger: createLogger('route-types-test', 'silent'),
-      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 1000 },
-      routes: [createRoute],
-    });
+    const app = createTestApp({ routes: [createRoute] });
     const res = await request(app).post('/things').expect(201);
     expect(res.body).toEqual({ id: 'thing-1' });
   });

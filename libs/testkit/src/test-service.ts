@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import {
+  createApp,
   createLogger,
   loadConfig,
   runService,
+  type AppOptions,
   type BaseConfig,
   type RunningService,
   type ServiceContext,
@@ -89,5 +91,22 @@ export function listenForTests(app: ServiceInstance['app']): Promise<RunningServ
     logger: createLogger('test', 'silent'),
     graceMs: 1000,
     handleSignals: false,
+  });
+}
+
+/**
+ * The kit's app around `routes` for tests of the kit and of middleware: a silent logger, CORS for every origin, no
+ * trusted proxy and a limit no test reaches, unless `options` say otherwise.
+ */
+export function createTestApp(
+  options: Partial<AppOptions> & Pick<AppOptions, 'routes'>,
+): ServiceInstance['app'] {
+  return createApp({
+    service: 'test',
+    version: '0',
+    description: '',
+    logger: createLogger('test', 'silent'),
+    config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100_000 },
+    ...options,
   });
 }

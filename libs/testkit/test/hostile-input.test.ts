@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { createApp, createLogger, defineRoute, type RouteDefinition, type RunningService } from '@nrp/server';
-import { hostileInputFindings, listenForTests } from '../src';
-
-const logger = createLogger('hostile-self-test', 'silent');
+import { defineRoute, type RouteDefinition, type RunningService } from '@nrp/server';
+import { createTestApp, hostileInputFindings, listenForTests } from '../src';
 
 /** The generator against routes with known faults: each must be found, and the sound route must pass. */
 describe('hostileInputFindings', () => {
@@ -92,15 +90,7 @@ describe('hostileInputFindings', () => {
   ];
 
   beforeAll(async () => {
-    const app = createApp({
-      service: 'hostile-self-test',
-      version: '0.0.0',
-      description: '',
-      logger,
-      routes,
-      config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: 100_000 },
-    });
-    running = await listenForTests(app);
+    running = await listenForTests(createTestApp({ routes }));
   });
   afterAll(() => running.shutdown());
 
