@@ -16,6 +16,11 @@ const noTestDirs = {
   message:
     "bench/ never imports a test/ directory: what a bench shares with tests lives in the app's dev/ or a lib.",
 };
+const noDataLayer = {
+  regex: '(^|/)data(/|$)',
+  message:
+    'routes call the domain, never data/ directly: handlers parse, call one domain function and answer.',
+};
 const noIoModules = {
   regex:
     '^(node:|(fs|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|cluster|readline)(/|$))|^(ethers/providers|viem|ioredis|pg|undici|kysely|@aws-sdk/)',
@@ -114,6 +119,10 @@ export default tseslint.config(
   {
     files: ['apps/*/src/**/*.ts'],
     rules: { 'no-restricted-imports': restrictImports([noTestkit]) },
+  },
+  {
+    files: ['apps/*/src/routes/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestkit, noDataLayer]) },
   },
   {
     files: ['bench/**/*.ts'],

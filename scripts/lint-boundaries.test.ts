@@ -99,6 +99,13 @@ const violations: Array<{
     rule: 'no-restricted-globals',
   },
   {
+    boundary: 'routes never import data/',
+    code: `import { findSubname } from '../data/subnames';\nvoid findSubname;\n`,
+    filePath: 'apps/offchain-svc/src/routes/fixture.ts',
+    allowedAt: 'apps/offchain-svc/src/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'production code never imports @nrp/testkit (app)',
     code: `import { startEnsChain } from '@nrp/testkit';\nvoid startEnsChain;\n`,
     filePath: 'apps/resolver-svc/src/fixture.ts',

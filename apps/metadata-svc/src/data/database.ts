@@ -1,8 +1,9 @@
 import { sql, type ColumnType, type Kysely, type Migration } from 'kysely';
 import { nonceMigration, type NonceRow } from '@nrp/auth';
 import { outboxMigration, type OutboxRow } from '@nrp/outbox';
+import type { ImageKind } from '@nrp/api';
 
-export type ImageKind = 'avatar' | 'header';
+export type { ImageKind };
 export type ImageStatus = 'pending' | 'confirmed';
 
 export interface ImageRow {

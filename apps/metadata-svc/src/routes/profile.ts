@@ -5,6 +5,7 @@ import {
   deleteResultSchema,
   headerUploadResultSchema,
   profileImageParamsSchema,
+  type ImageKind,
   signedRequestSchema,
 } from '@nrp/api';
 import { authProblems } from '@nrp/auth';
@@ -12,7 +13,6 @@ import { namehash } from '@nrp/ens';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
-import type { ImageKind } from '../data/database';
 import { validateImage } from '../image-validation';
 import { deleteImage, servedImage, uploadImage } from '../images';
 import { checkDeclaredUpload, multipartUpload } from '../multipart';
