@@ -198,7 +198,8 @@ async function main(): Promise<void> {
     await roundTrips('cold bulk profile of 20 names', `/ens/v2/profile/bulk?names=${names}`, '-');
 
     // Throughput: each server in a process of its own, as a service runs. In one process, two identical bare apps
-    // measured a fifth apart: the Express and Node code they share is optimised for every app's objects at once.
+    // once measured a fifth apart, likely because the Express and Node code they share is optimised for every app's
+    // objects at once.
     const bare = await startServerProcess('bare', { BENCH_BODY: warmBody });
     const platform = await startServerProcess('floor', { BENCH_BODY: warmBody });
     const service = await startServerProcess('resolver', {
