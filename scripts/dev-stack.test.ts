@@ -20,7 +20,7 @@ import {
 } from 'viem';
 import { getEnsAddress, getEnsAvatar, getEnsName, getEnsResolver, getEnsText } from 'viem/actions';
 import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
-import { BASE_COIN_TYPE, freePort } from '@nrp/testkit';
+import { BASE_COIN_TYPE, freePort, stopChild } from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '..');
 
@@ -130,8 +130,9 @@ describe('npm start (the dev stack)', () => {
     stack = JSON.parse(readFileSync(file, 'utf8')) as DevStack;
   }, 180_000);
 
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+  afterAll(async () => {
+    // A test that failed before Ctrl-C: stop the stack as Ctrl-C does, so it stops its anvil.
+    await stopChild(child, { signal: 'SIGINT', graceMs: 30_000 });
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createOffchainClient } from '@nrp/client';
-import { freePort } from '@nrp/testkit';
+import { freePort, stopChild } from '@nrp/testkit';
 import { buildClientPackage } from '../scripts/build';
 
 const exec = promisify(execFile);
@@ -203,8 +203,9 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
     await Promise.all([installPackedClient(), startDevStack()]);
   }, 300_000);
 
-  afterAll(() => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+  afterAll(async () => {
+    // As Ctrl-C does: the stack stops its anvil (a SIGKILL would leave anvil running).
+    if (child) await stopChild(child, { signal: 'SIGINT', graceMs: 30_000 });
     rmSync(work, { recursive: true, force: true });
   });
 

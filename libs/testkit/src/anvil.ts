@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { stopChild } from './child-process';
 import { freePort } from './ports';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 
@@ -96,11 +97,6 @@ async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
   return undefined;
 }
 
-function waitForExit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
 async function startOnce(chainId: number, port: number, blockTime: number | undefined): Promise<AnvilNode> {
   const args = ['--silent', '--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
   if (blockTime !== undefined) args.push('--block-time', String(blockTime));
@@ -120,13 +116,7 @@ async function startOnce(chainId: number, port: number, blockTime: number | unde
   stderrStream?.unref?.();
 
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = waitForExit(child);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChild(child, { graceMs: 3000 });
     running.delete(child);
   };
 

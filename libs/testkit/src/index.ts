@@ -9,6 +9,7 @@ export * from './ports';
 export * from './openapi';
 export * from './tcp-proxy';
 export * from './service-process';
+export * from './child-process';
 export * from './requirements';
 export * from './haproxy';
 export * from './redis-server';

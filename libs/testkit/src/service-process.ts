@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { exitOf, stopChild } from './child-process';
 import { freePort } from './ports';
 
 export interface ServiceProcess {
@@ -17,11 +18,6 @@ export interface ServiceProcess {
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
 
 /**
  * Runs a service from its TypeScript entry (`apps/<svc>/src/main.ts`, through esbuild-register) as its own process
@@ -65,7 +61,7 @@ export async function startServiceProcess(
 
   const url = `http://127.0.0.1:${port}`;
   const kill = async (): Promise<void> => {
-    const gone = exited(child);
+    const gone = exitOf(child);
     child.kill('SIGKILL');
     await gone;
   };
@@ -91,12 +87,6 @@ export async function startServiceProcess(
     pid,
     stderr: () => stderr,
     kill,
-    stop: async () => {
-      const gone = exited(child);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await gone;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
