@@ -6,6 +6,8 @@ const esmPackages = [
   '@ensdomains/address-encoder',
   '@ensdomains/content-hash',
   '@ensdomains/ensjs',
+  // ensjs's main entry (addEnsContracts, createEnsPublicClient) loads its subgraph client.
+  'graphql-request',
   '@noble',
   '@scure',
   'multiformats',

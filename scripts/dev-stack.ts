@@ -1,6 +1,6 @@
 /**
- * `npm start`: the whole platform on embedded defaults. anvil (chain id 11155111, served as `sepolia`) with ENS
- * and demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
+ * `npm start`: the whole platform on embedded defaults. anvil as Sepolia (chain id 11155111, ENS at Sepolia's
+ * addresses, so clients configured for Sepolia work as they are) with demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
  * Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
  */
 import { randomBytes } from 'node:crypto';
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
         ...Object.entries(ctx.services).map(
           ([name, url]) => `  ${name.padEnd(9)} ${url}   docs: ${url}/docs`,
         ),
-        `  chain     ${anvil.rpcUrl} (chain id ${anvil.chainId}, served as "sepolia")`,
+        `  chain     ${anvil.rpcUrl} (chain id ${anvil.chainId}: Sepolia, ENS at Sepolia's addresses)`,
         `  names     ${Object.values(stack.names).join(', ')}`,
         `  details   ${path.relative(process.cwd(), file)} (contracts, API key, demo accounts and keys)`,
       ].join('\n'),

@@ -2,6 +2,7 @@ import { Contract, ContractFactory, type ContractRunner, type InterfaceAbi, type
 import erc1155AvatarJson from '../artifacts/ERC1155AvatarTestDouble.json';
 import erc1271WalletJson from '../artifacts/ERC1271WalletTestDouble.json';
 import erc721AvatarJson from '../artifacts/ERC721AvatarTestDouble.json';
+import foreignLookupResolverJson from '../artifacts/ForeignLookupResolverTestDouble.json';
 import multicall3Json from '../artifacts/Multicall3.json';
 import nameWrapperJson from '../artifacts/NameWrapperTestDouble.json';
 import reverseNameRegistrarJson from '../artifacts/ReverseNameRegistrar.json';
@@ -33,6 +34,8 @@ export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
 export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
 /** Test double of an ERC-1271 smart-contract wallet with one owner EOA. */
 export const erc1271WalletTestDoubleArtifact = artifact(erc1271WalletJson);
+/** Test double of a resolver whose `addr(bytes32)` reverts an `OffchainLookup` naming another contract as sender. */
+export const foreignLookupResolverTestDoubleArtifact = artifact(foreignLookupResolverJson);
 /** Test double of an ERC-721 collection: anyone mints a token with any token URI (ENSIP-12 NFT avatars). */
 export const erc721AvatarTestDoubleArtifact = artifact(erc721AvatarJson);
 /** Test double of an ERC-1155 collection: one `{id}` URI template, anyone mints (ENSIP-12 NFT avatars). */

@@ -7,20 +7,26 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  concat,
   createPublicClient,
+  decodeAbiParameters,
   decodeFunctionResult,
   encodeFunctionData,
   http,
+  keccak256,
   parseAbi,
+  parseAbiParameters,
+  stringToHex,
   toFunctionSelector,
   zeroAddress,
+  zeroHash,
   type Abi,
   type Address,
   type Hex,
   type PublicClient,
 } from 'viem';
 import { Wallet } from 'ethers';
-import { DEFAULT_EVM_COIN_TYPE, dnsEncode, namehash } from '@nrp/ens';
+import { DEFAULT_EVM_COIN_TYPE, dnsEncode, labelhash, namehash } from '@nrp/ens';
 import {
   BASE_COIN_TYPE,
   LOCAL_BATCH_GATEWAY,
@@ -29,7 +35,13 @@ import {
   type EnsChain,
   type TestGateway,
 } from '@nrp/testkit';
-import { MULTICALL3_ADDRESS, multicall3Artifact, universalResolverArtifact } from '../src';
+import {
+  MULTICALL3_ADDRESS,
+  deployContract,
+  foreignLookupResolverTestDoubleArtifact,
+  multicall3Artifact,
+  universalResolverArtifact,
+} from '../src';
 
 const ur = universalResolverArtifact.abi as Abi;
 const resolverAbi = parseAbi([
@@ -38,6 +50,27 @@ const resolverAbi = parseAbi([
   'function multicall(bytes[] data) returns (bytes[] results)',
 ]);
 const GATEWAYS = [LOCAL_BATCH_GATEWAY];
+/** A resolver whose code is STOP: every call succeeds with no data. */
+const EMPTY_RESOLVER = '0x00000000000000000000000000000000000e3e00';
+/** A resolver whose code is INVALID (0xfe) only, as before EIP-140: every call fails with no data and all its gas. */
+const INVALID_RESOLVER = '0x00000000000000000000000000000000000e3e01';
+const FLAG_OFFCHAIN = 0x01n;
+const FLAG_EMPTY_RESPONSE = 0x08n;
+const FLAG_EIP140_BEFORE = 0x10n;
+const FLAG_EIP140_AFTER = 0x20n;
+const FLAG_DONE = 0x40n;
+/** EIP-3668 context the universal resolver puts in its own `OffchainLookup`'s extraData. */
+const CONTEXT = parseAbiParameters('(address, bytes4, bytes, bytes4, bytes4, bytes)');
+const BATCH = parseAbiParameters('((address target, bytes call, bytes data, uint256 flags)[], string[])');
+/** DNS encoding written out: one length byte, then the label's bytes, per label; then 0. */
+const dns = (...labels: Hex[]): Hex =>
+  concat([
+    ...labels.flatMap((label) => [
+      `0x${((label.length - 2) / 2).toString(16).padStart(2, '0')}` as Hex,
+      label,
+    ]),
+    '0x00',
+  ]);
 
 const text = (name: string, key: string): Hex =>
   encodeFunctionData({ abi: resolverAbi, functionName: 'text', args: [namehash(name), key] });
@@ -68,16 +101,18 @@ describe('our UniversalResolver (IUniversalResolver v3 behaviour)', () => {
   let gateway: TestGateway;
   let signedResolver: string;
   let legacyResolver: string;
+  let foreignResolver: string;
   let urAddress: Address;
   let alice: string;
 
-  const resolve = (name: string, data: Hex) =>
+  const resolveDns = (name: Hex, data: Hex) =>
     client.readContract({
       address: urAddress,
       abi: ur,
       functionName: 'resolveWithGateways',
-      args: [dnsEncode(name), data, GATEWAYS],
+      args: [name, data, GATEWAYS],
     }) as Promise<readonly [Hex, Address]>;
+  const resolve = (name: string, data: Hex) => resolveDns(dnsEncode(name), data);
   const reverse = (address: string, coinType: number) =>
     client.readContract({
       address: urAddress,
@@ -119,6 +154,17 @@ describe('our UniversalResolver (IUniversalResolver v3 behaviour)', () => {
     legacyResolver = await ens.deployEnsOffchainResolver(gateway.url, [signer.address]);
     await ens.registerEthName('signed', deployer.address, { resolver: signedResolver });
     await ens.registerEthName('legacy', deployer.address, { resolver: legacyResolver });
+    await ens.provider.send('anvil_setCode', [EMPTY_RESOLVER, '0x00']);
+    await ens.provider.send('anvil_setCode', [INVALID_RESOLVER, '0xfe']);
+    await ens.registerEthName('empty', alice, { resolver: EMPTY_RESOLVER });
+    await ens.registerEthName('invalid', alice, { resolver: INVALID_RESOLVER });
+    // its lookups name the signed resolver as sender and ask our gateway with data it cannot read (HTTP 400)
+    const foreign = await deployContract(ens.deployer, foreignLookupResolverTestDoubleArtifact, [
+      signedResolver,
+      gateway.url,
+    ]);
+    foreignResolver = await foreign.getAddress();
+    await ens.registerEthName('foreign', alice, { resolver: foreignResolver });
   });
 
   afterAll(async () => {
@@ -143,20 +189,160 @@ describe('our UniversalResolver (IUniversalResolver v3 behaviour)', () => {
       ReverseAddressMismatch: '0xef9c03ce',
       HttpError: '0x01800152',
     });
-    // IUniversalResolver = resolve(bytes,bytes) ^ reverse(bytes,uint256)
-    const selectors = ['resolve(bytes,bytes)', 'reverse(bytes,uint256)'].map((signature) =>
-      Number.parseInt(toFunctionSelector(signature).slice(2), 16),
+    // IUniversalResolver = findResolver(bytes) ^ resolve(bytes,bytes) ^ reverse(bytes,uint256)
+    const selectors = ['findResolver(bytes)', 'resolve(bytes,bytes)', 'reverse(bytes,uint256)'].map(
+      (signature) => Number.parseInt(toFunctionSelector(signature).slice(2), 16),
     );
     const interfaceId = selectors.reduce((a, b) => (a ^ b) >>> 0, 0);
-    expect(`0x${interfaceId.toString(16).padStart(8, '0')}`).toBe('0xcd191b34');
+    expect(`0x${interfaceId.toString(16).padStart(8, '0')}`).toBe('0x6cd2d09b');
   });
 
-  it('answers supportsInterface for ERC-165 and IUniversalResolver only', async () => {
+  it('answers supportsInterface for ERC-165 and IUniversalResolver (0x6cd2d09b) only', async () => {
     const supports = (id: Hex) =>
       client.readContract({ address: urAddress, abi: ur, functionName: 'supportsInterface', args: [id] });
     expect(await supports('0x01ffc9a7')).toBe(true);
-    expect(await supports('0xcd191b34')).toBe(true);
+    expect(await supports('0x6cd2d09b')).toBe(true);
+    // resolve ^ reverse, an id from before findResolver joined the interface
+    expect(await supports('0xcd191b34')).toBe(false);
     expect(await supports('0x9061b923')).toBe(false);
+  });
+
+  it('findResolver: offset 0 and no resolver when none is set below the root (the root resolver is not read)', async () => {
+    const find = (name: Hex) =>
+      client.readContract({ address: urAddress, abi: ur, functionName: 'findResolver', args: [name] });
+    const registry = chain.ens.contract('ensRegistry');
+    await chain.ens.send(registry, chain.ens.deployer, 'setResolver', [
+      zeroHash,
+      chain.contracts.publicResolver,
+    ]);
+    try {
+      expect(await find(dns(stringToHex('nosuch'), stringToHex('eth')))).toEqual([
+        zeroAddress,
+        namehash('nosuch.eth'),
+        0n,
+      ]);
+      expect(await find('0x00')).toEqual([zeroAddress, zeroHash, 0n]);
+    } finally {
+      await chain.ens.send(registry, chain.ens.deployer, 'setResolver', [zeroHash, zeroAddress]);
+    }
+    // found on the parent: the offset of "alice" in \x03sub\x05alice\x03eth\x00
+    expect(await find(dns(stringToHex('sub'), stringToHex('alice'), stringToHex('eth')))).toEqual([
+      chain.contracts.publicResolver,
+      namehash('sub.alice.eth'),
+      4n,
+    ]);
+  });
+
+  it('reads a label written [<64 hex>] as that label hash; a zero hash is DNSDecodingFailed', async () => {
+    const hashed = (hash: Hex) => stringToHex(`[${hash.slice(2)}]`);
+    const name = dns(hashed(labelhash('alice')), stringToHex('eth'));
+    const [answer, resolver] = await resolveDns(name, addr('alice.eth'));
+    expect(decodeFunctionResult({ abi: resolverAbi, functionName: 'addr', data: answer })).toBe(alice);
+    expect(resolver).toBe(chain.contracts.publicResolver);
+    const upper = dns(stringToHex(`[${labelhash('alice').slice(2).toUpperCase()}]`), stringToHex('eth'));
+    expect((await resolveDns(upper, addr('alice.eth')))[1]).toBe(chain.contracts.publicResolver);
+    const zero = dns(hashed(zeroHash), stringToHex('eth'));
+    expect(await revertOf(resolveDns(zero, addr('alice.eth')))).toEqual({
+      errorName: 'DNSDecodingFailed',
+      args: [zero],
+    });
+    const notHex = dns(stringToHex(`[${'g'.repeat(64)}]`), stringToHex('eth'));
+    expect((await revertOf(resolveDns(notHex, addr('alice.eth')))).errorName).toBe('DNSDecodingFailed');
+  });
+
+  it('encodes a primary name label over 255 bytes as [<hex of its hash>]: ResolverNotFound, not DNSEncodingFailed', async () => {
+    const [, , , account] = chain.accounts;
+    if (!account) throw new Error('anvil accounts');
+    const label = 'a'.repeat(300);
+    await chain.ens.setReverseName(account.privateKey, `${label}.eth`);
+    const encoded = dns(stringToHex(`[${keccak256(stringToHex(label)).slice(2)}]`), stringToHex('eth'));
+    expect(await revertOf(reverse(account.address, 60))).toEqual({
+      errorName: 'ResolverNotFound',
+      args: [encoded],
+    });
+  });
+
+  it('a resolver that answers nothing: UnsupportedResolverProfile(selector) alone, 0x slots in a multicall', async () => {
+    expect(await revertOf(resolve('empty.eth', addr('empty.eth')))).toEqual({
+      errorName: 'UnsupportedResolverProfile',
+      args: ['0x3b3b57de'],
+    });
+    const [multi] = await resolve('empty.eth', multicall([text('empty.eth', 'a'), addr('empty.eth')]));
+    expect(decodeFunctionResult({ abi: resolverAbi, functionName: 'multicall', data: multi })).toEqual([
+      '0x',
+      '0x',
+    ]);
+  });
+
+  it('a pre-EIP-140 resolver (INVALID only): UnsupportedResolverProfile(selector), 0x slots in a multicall', async () => {
+    expect(await revertOf(resolve('invalid.eth', text('invalid.eth', 'a')))).toEqual({
+      errorName: 'UnsupportedResolverProfile',
+      args: [toFunctionSelector('text(bytes32,string)')],
+    });
+    const [multi] = await resolve('invalid.eth', multicall([text('invalid.eth', 'a'), addr('invalid.eth')]));
+    expect(decodeFunctionResult({ abi: resolverAbi, functionName: 'multicall', data: multi })).toEqual([
+      '0x',
+      '0x',
+    ]);
+  });
+
+  it('batched lookups carry the EIP-140 flags: 0x21 offchain, 0x60 answered, 0x58 pre-EIP-140 and empty', async () => {
+    // without CCIP-Read, the first OffchainLookup shows the batch the universal resolver sends to the gateways
+    const raw = createPublicClient({ transport: http(chain.anvil.rpcUrl), ccipRead: false });
+    const lookup = await revertOf(
+      raw.readContract({
+        address: urAddress,
+        abi: ur,
+        functionName: 'resolveWithGateways',
+        args: [dnsEncode('x.legacy.eth'), addr('x.legacy.eth'), GATEWAYS],
+      }),
+    );
+    expect(lookup.errorName).toBe('OffchainLookup');
+    const [sender, urls, callData, callback, extraData] = lookup.args as [Address, string[], Hex, Hex, Hex];
+    expect([sender, urls, callData.slice(0, 10), callback]).toEqual([
+      urAddress,
+      GATEWAYS,
+      toFunctionSelector('query((address,string[],bytes)[])'),
+      toFunctionSelector('ccipReadCallback(bytes,bytes)'),
+    ]);
+    const [[target, targetCallback, batchData]] = decodeAbiParameters(CONTEXT, extraData);
+    expect([target, targetCallback]).toEqual([
+      urAddress,
+      toFunctionSelector('ccipBatchCallback(bytes,bytes)'),
+    ]);
+    const [[lookups, gateways]] = decodeAbiParameters(BATCH, batchData);
+    expect(gateways).toEqual(GATEWAYS);
+    expect(lookups.map((lu) => [lu.target, lu.flags])).toEqual([
+      [legacyResolver, FLAG_OFFCHAIN | FLAG_EIP140_AFTER],
+    ]);
+
+    const batch = (await client.readContract({
+      address: urAddress,
+      abi: ur,
+      functionName: 'ccipBatch',
+      args: [
+        {
+          lookups: [
+            { target: chain.contracts.publicResolver, call: addr('alice.eth'), data: '0x', flags: 0n },
+            { target: INVALID_RESOLVER, call: addr('invalid.eth'), data: '0x', flags: 0n },
+          ],
+          gateways: GATEWAYS,
+        },
+      ],
+    })) as { lookups: readonly { data: Hex; flags: bigint }[] };
+    expect(batch.lookups.map((lu) => lu.flags)).toEqual([
+      FLAG_DONE | FLAG_EIP140_AFTER,
+      FLAG_DONE | FLAG_EIP140_BEFORE | FLAG_EMPTY_RESPONSE,
+    ]);
+    expect(batch.lookups[1]?.data).toBe('0x');
+  });
+
+  it('an OffchainLookup naming another sender goes to the batch gateway: 1 request, then its HttpError(400)', async () => {
+    const before = gateway.requestCount();
+    const failure = await revertOf(resolve('foreign.eth', addr('foreign.eth')));
+    expect(failure.errorName).toBe('HttpError');
+    expect(failure.args?.[0]).toBe(400);
+    expect(gateway.requestCount() - before).toBe(1);
   });
 
   it('requireResolver: the resolver, or ResolverNotFound / ResolverNotContract', async () => {

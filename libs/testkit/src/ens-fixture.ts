@@ -1,3 +1,5 @@
+import { addresses as ensjsAddresses } from '@ensdomains/ensjs/contracts';
+import { sepolia } from 'viem/chains';
 import {
   Contract,
   ContractFactory,
@@ -20,7 +22,6 @@ import {
   type Hex,
 } from '@nrp/ens';
 import {
-  MULTICALL3_ADDRESS,
   erc1271WalletTestDoubleArtifact,
   multicall3Artifact,
   nameWrapperTestDoubleArtifact,
@@ -75,6 +76,26 @@ export const BASE_COIN_TYPE = chainByName('base')?.coinType ?? 0x80002105;
  */
 export const LOCAL_BATCH_GATEWAY = 'x-batch-gateway:true';
 
+/**
+ * Where Sepolia's ENS contracts are as clients know them: ensjs's Sepolia table, and viem's `sepolia.contracts` for
+ * the Universal Resolver and Multicall3. The fixture places its contracts there (all but the Base reverse registrar,
+ * which has no address on Sepolia's L1), so viem's `sepolia`, ensjs's `addEnsContracts(sepolia)` and ethers' built-in
+ * sepolia network (registry 0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e) read the local chain as they are.
+ */
+export const SEPOLIA_ENS_ADDRESSES = (() => {
+  const ensjs = ensjsAddresses[sepolia.id];
+  return {
+    ensRegistry: getAddress(ensjs.ensRegistry.address),
+    publicResolver: getAddress(ensjs.ensPublicResolver.address),
+    reverseRegistrar: getAddress(ensjs.ensReverseRegistrar.address),
+    defaultReverseRegistrar: getAddress(ensjs.ensDefaultReverseRegistrar.address),
+    baseRegistrar: getAddress(ensjs.ensBaseRegistrarImplementation.address),
+    nameWrapper: getAddress(ensjs.ensNameWrapper.address),
+    universalResolver: getAddress(sepolia.contracts.ensUniversalResolver.address),
+    multicall3: getAddress(sepolia.contracts.multicall3.address),
+  };
+})();
+
 /** Addresses of an ENS deployment on the local chain. */
 export interface EnsDeployment {
   ensRegistry: string;
@@ -120,19 +141,65 @@ export async function waitForReceipt(
   }
 }
 
-async function deploy(
+/** Deploys `artifact` and waits for the successful receipt of its creation. */
+async function deployReceipt(
   signer: NonceManager,
   artifact: ContractArtifact,
-  args: unknown[] = [],
-): Promise<Contract> {
+  args: unknown[],
+): Promise<{ hash: string; contractAddress: string }> {
   const factory = new ContractFactory(artifact.abi, artifact.bytecode, signer);
   const deployed = await factory.deploy(...args);
   const tx = deployed.deploymentTransaction();
   if (!tx || !signer.provider)
     throw new EnsFixtureError(`deploying ${artifact.contractName}: no transaction`);
   const receipt = await waitForReceipt(signer.provider, tx.hash);
-  if (receipt.status !== 1) throw new EnsFixtureError(`deploying ${artifact.contractName} failed`);
-  return new Contract(await deployed.getAddress(), artifact.abi, signer);
+  const { contractAddress } = receipt;
+  if (receipt.status !== 1 || !contractAddress)
+    throw new EnsFixtureError(`deploying ${artifact.contractName} failed`);
+  return { hash: receipt.hash, contractAddress };
+}
+
+async function deploy(
+  signer: NonceManager,
+  artifact: ContractArtifact,
+  args: unknown[] = [],
+): Promise<Contract> {
+  const { contractAddress } = await deployReceipt(signer, artifact, args);
+  return new Contract(contractAddress, artifact.abi, signer);
+}
+
+/** What anvil's `prestateTracer` in diff mode reports an account became. */
+interface TracedAccount {
+  code?: string;
+  storage?: Record<string, string>;
+}
+
+/**
+ * Deploys `artifact`, then moves it to `address`: its runtime code and every storage slot its constructor wrote
+ * (from the creation's prestate diff trace), and clears the code where it was created. Immutables and storage are
+ * what the constructor made of `args`, so they must already name the final addresses of its dependencies.
+ */
+async function deployAt(
+  provider: JsonRpcProvider,
+  signer: NonceManager,
+  artifact: ContractArtifact,
+  args: unknown[],
+  address: string,
+): Promise<Contract> {
+  if ((await provider.getCode(address)) !== '0x')
+    throw new EnsFixtureError(`${address} already has code: deploy ENS once per chain`);
+  const receipt = await deployReceipt(signer, artifact, args);
+  const trace = (await provider.send('debug_traceTransaction', [
+    receipt.hash,
+    { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+  ])) as { post: Record<string, TracedAccount> };
+  const created = trace.post[receipt.contractAddress.toLowerCase()];
+  if (!created?.code) throw new EnsFixtureError(`deploying ${artifact.contractName}: no code in the trace`);
+  await provider.send('anvil_setCode', [address, created.code]);
+  for (const [slot, value] of Object.entries(created.storage ?? {}))
+    await provider.send('anvil_setStorageAt', [address, slot, value]);
+  await provider.send('anvil_setCode', [receipt.contractAddress, '0x']);
+  return new Contract(address, artifact.abi, signer);
 }
 
 /**
@@ -151,50 +218,64 @@ export class EnsFixture {
     this.addresses = addresses;
   }
 
-  /** Deploys the ENS contracts and wires `eth` (BaseRegistrar, deployer as controller) and `addr.reverse`. */
+  /**
+   * Deploys the ENS contracts at Sepolia's addresses ({@link SEPOLIA_ENS_ADDRESSES}) and wires `eth`
+   * (BaseRegistrar, deployer as controller) and the reverse namespaces.
+   */
   static async deploy(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
     const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+    try {
+      return await EnsFixture.deployOn(provider, deployerKey);
+    } catch (err) {
+      provider.destroy();
+      throw err;
+    }
+  }
+
+  private static async deployOn(provider: JsonRpcProvider, deployerKey: string): Promise<EnsFixture> {
     const deployerWallet = new Wallet(deployerKey, provider);
     const deployer = new NonceManager(deployerWallet);
-    const registry = await deploy(deployer, ensNpmArtifacts.ensRegistry);
-    const registryAddress = await registry.getAddress();
+    const at = SEPOLIA_ENS_ADDRESSES;
     // Sequential on purpose: with automine, a transaction that reaches anvil before its predecessor nonce can
-    // stay pending until the next transaction arrives, so concurrent sends may never be mined.
-    const publicResolver = await deploy(deployer, ensNpmArtifacts.publicResolver, [registryAddress]);
-    const baseRegistrar = await deploy(deployer, ensNpmArtifacts.baseRegistrar, [
-      registryAddress,
-      namehash('eth'),
-    ]);
-    const nameWrapper = await deploy(deployer, nameWrapperTestDoubleArtifact, [registryAddress]);
-    const universalResolver = await deploy(deployer, universalResolverArtifact, [
-      registryAddress,
-      [LOCAL_BATCH_GATEWAY],
-    ]);
-    const publicResolverAddress = await publicResolver.getAddress();
-    const reverseRegistrar = await deploy(deployer, ensNpmArtifacts.reverseRegistrar, [
-      registryAddress,
-      publicResolverAddress,
-    ]);
-    const defaultReverseRegistrar = await deploy(deployer, reverseNameRegistrarArtifact, [
-      DEFAULT_EVM_COIN_TYPE,
-      ZeroAddress,
-    ]);
+    // stay pending until the next transaction arrives, so concurrent sends may never be mined. The registry goes
+    // first: the ReverseRegistrar's constructor reads it.
+    const registry = await deployAt(provider, deployer, ensNpmArtifacts.ensRegistry, [], at.ensRegistry);
+    await deployAt(provider, deployer, ensNpmArtifacts.publicResolver, [at.ensRegistry], at.publicResolver);
+    const baseRegistrar = await deployAt(
+      provider,
+      deployer,
+      ensNpmArtifacts.baseRegistrar,
+      [at.ensRegistry, namehash('eth')],
+      at.baseRegistrar,
+    );
+    await deployAt(provider, deployer, nameWrapperTestDoubleArtifact, [at.ensRegistry], at.nameWrapper);
+    await deployAt(
+      provider,
+      deployer,
+      universalResolverArtifact,
+      [at.ensRegistry, [LOCAL_BATCH_GATEWAY]],
+      at.universalResolver,
+    );
+    await deployAt(
+      provider,
+      deployer,
+      ensNpmArtifacts.reverseRegistrar,
+      [at.ensRegistry, at.publicResolver],
+      at.reverseRegistrar,
+    );
+    await deployAt(
+      provider,
+      deployer,
+      reverseNameRegistrarArtifact,
+      [DEFAULT_EVM_COIN_TYPE, ZeroAddress],
+      at.defaultReverseRegistrar,
+    );
     const baseReverseRegistrar = await deploy(deployer, reverseNameRegistrarArtifact, [
       BASE_COIN_TYPE,
-      await defaultReverseRegistrar.getAddress(),
+      at.defaultReverseRegistrar,
     ]);
-    await placeMulticall3(provider, deployer);
-    const addresses: EnsDeployment = {
-      ensRegistry: registryAddress,
-      publicResolver: publicResolverAddress,
-      reverseRegistrar: await reverseRegistrar.getAddress(),
-      defaultReverseRegistrar: await defaultReverseRegistrar.getAddress(),
-      baseReverseRegistrar: await baseReverseRegistrar.getAddress(),
-      baseRegistrar: await baseRegistrar.getAddress(),
-      nameWrapper: await nameWrapper.getAddress(),
-      universalResolver: await universalResolver.getAddress(),
-      multicall3: MULTICALL3_ADDRESS,
-    };
+    await deployAt(provider, deployer, multicall3Artifact, [], at.multicall3);
+    const addresses: EnsDeployment = { ...at, baseReverseRegistrar: await baseReverseRegistrar.getAddress() };
     const fixture = new EnsFixture(provider, deployer, addresses);
     fixture.signers.set(deployerWallet.address.toLowerCase(), deployer);
     const root = '0x' + '00'.repeat(32);
@@ -461,16 +542,6 @@ export class EnsFixture {
   destroy(): void {
     this.provider.destroy();
   }
-}
-
-/**
- * Multicall3 at its canonical address: deployed once, then its runtime code copied there with `anvil_setCode`
- * (the canonical address comes from a presigned transaction that a local chain cannot replay).
- */
-async function placeMulticall3(provider: JsonRpcProvider, deployer: NonceManager): Promise<void> {
-  const deployed = await deploy(deployer, multicall3Artifact);
-  const code = await provider.getCode(await deployed.getAddress());
-  await provider.send('anvil_setCode', [MULTICALL3_ADDRESS, code]);
 }
 
 /** Deploys ENS (real npm artifacts + our implementations of what npm lacks) on the chain at `rpcUrl`. */

@@ -9,6 +9,15 @@ interface IFeatureSupporterForUniversalResolver {
     function supportsFeature(bytes4 feature) external view returns (bool);
 }
 
+/// @notice The published IUniversalResolver; its ERC-165 id is the XOR of these selectors (`0x6cd2d09b`).
+interface IUniversalResolver {
+    function findResolver(bytes memory name) external view returns (address, bytes32, uint256);
+
+    function resolve(bytes calldata name, bytes calldata data) external view returns (bytes memory, address);
+
+    function reverse(bytes calldata lookupAddress, uint256 coinType) external view returns (string memory, address, address);
+}
+
 /// @title UniversalResolver
 /// @notice Our implementation of ENS's IUniversalResolver as mainnet runs it (Universal Resolver v3), written from
 ///         the published ABI, ENSIP-10, ENSIP-19, ENSIP-21, ENSIP-22 and EIP-3668:
@@ -20,10 +29,14 @@ interface IFeatureSupporterForUniversalResolver {
 ///         - `reverse`/`reverseWithGateways`: ENSIP-19 reverse name per coin type (`<addr>.addr.reverse`,
 ///           `<addr>.default.reverse`, `<addr>.<coinTypeHex>.reverse`), `name(node)`, then the forward check
 ///           with `addr(node)` (coin type 60) or `addr(node, coinType)`.
-///         Errors and their selectors are the published ones. A single record the resolver does not implement
-///         reverts `ResolverError(0x)` (empty revert) or `UnsupportedResolverProfile`; in a multicall that slot
-///         holds the raw revert data (or the call's selector when the answer was empty).
-contract UniversalResolver {
+///         Names: a label written `[<64 hex>]` is that label hash (a zero hash is `DNSDecodingFailed`); a label
+///         over 255 bytes is DNS-encoded as `[<hex of its keccak256>]`.
+///         Batches mark each target's EIP-140 support (FLAG_EIP140_*): a contract without REVERT (pre-EIP-140, it
+///         can only fail with INVALID) is called with limited gas and its empty failure reads as "not
+///         implemented". Errors and their selectors are the published ones. A single record the resolver does not
+///         implement reverts `ResolverError(0x)` (empty revert) or `UnsupportedResolverProfile` (empty answer);
+///         in a multicall that slot holds the raw revert data or answer.
+contract UniversalResolver is IUniversalResolver {
     error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData);
     error ResolverNotFound(bytes name);
     error ResolverNotContract(bytes name, address resolver);
@@ -98,12 +111,18 @@ contract UniversalResolver {
     uint256 internal constant FLAG_CALL_ERROR = 1 << 1;
     uint256 internal constant FLAG_BATCH_ERROR = 1 << 2;
     uint256 internal constant FLAG_EMPTY_RESPONSE = 1 << 3;
-    uint256 internal constant FLAG_DONE = 1 << 7;
+    uint256 internal constant FLAG_EIP140_BEFORE = 1 << 4;
+    uint256 internal constant FLAG_EIP140_AFTER = 1 << 5;
+    uint256 internal constant FLAG_DONE = 1 << 6;
     uint256 internal constant FLAGS_ANY_ERROR = FLAG_CALL_ERROR | FLAG_BATCH_ERROR | FLAG_EMPTY_RESPONSE;
+    uint256 internal constant FLAGS_ANY_EIP140 = FLAG_EIP140_BEFORE | FLAG_EIP140_AFTER;
+    /// @dev Gas for a call to a pre-EIP-140 contract, whose INVALID would otherwise burn all gas forwarded.
+    uint256 internal constant PRE_EIP140_CALL_GAS = 50000;
+    /// @dev Gas an empty call may use before the target counts as pre-EIP-140 (INVALID burns all it is given).
+    uint256 internal constant EIP140_PROBE_GAS = 5000;
 
     bytes4 internal constant NO_CALLBACK = bytes4(0);
     bytes4 internal constant ERC165_ID = 0x01ffc9a7;
-    bytes4 internal constant UNIVERSAL_RESOLVER_ID = 0xcd191b34;
     bytes4 internal constant EXTENDED_RESOLVER_ID = 0x9061b923; // resolve(bytes,bytes)
     bytes4 internal constant FEATURE_SUPPORTER_ID = 0x582de3e7; // ERC-7996 supportsFeature(bytes4)
     bytes4 internal constant RESOLVE_MULTICALL = bytes4(keccak256('eth.ens.resolver.extended.multicall'));
@@ -126,7 +145,7 @@ contract UniversalResolver {
     }
 
     function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == ERC165_ID || interfaceId == UNIVERSAL_RESOLVER_ID;
+        return interfaceId == ERC165_ID || interfaceId == type(IUniversalResolver).interfaceId;
     }
 
     /// @notice The batch gateways `resolve` and `reverse` use.
@@ -142,22 +161,18 @@ contract UniversalResolver {
 
     // ---- resolver lookup (ENSIP-10) ----
 
-    /// @notice The resolver set on `name` or its closest ancestor, the namehash of `name`, and the byte offset in
-    ///         `name` of the label where the resolver was found. No validity checks on the resolver.
+    /// @notice The resolver set on `name` or its closest ancestor below the root, the namehash of `name`, and the
+    ///         byte offset in `name` of the label where the resolver was found; `(0, namehash, 0)` when none is.
+    ///         No validity checks on the resolver.
     function findResolver(bytes memory name) public view returns (address, bytes32, uint256) {
         return _findResolver(name, 0);
     }
 
     function _findResolver(bytes memory name, uint256 at) internal view returns (address, bytes32, uint256) {
-        if (at >= name.length) revert DNSDecodingFailed(name);
-        uint256 size = uint8(name[at]);
-        if (size == 0) {
-            if (at + 1 != name.length) revert DNSDecodingFailed(name);
-            return (registry.resolver(bytes32(0)), bytes32(0), at);
-        }
-        if (at + 1 + size >= name.length) revert DNSDecodingFailed(name);
-        (address parentResolver, bytes32 parentNode, uint256 parentOffset) = _findResolver(name, at + 1 + size);
-        bytes32 node = keccak256(abi.encodePacked(parentNode, _keccak(name, at + 1, size)));
+        (bytes32 labelHash, uint256 next) = _readLabel(name, at);
+        if (labelHash == bytes32(0)) return (address(0), bytes32(0), 0);
+        (address parentResolver, bytes32 parentNode, uint256 parentOffset) = _findResolver(name, next);
+        bytes32 node = keccak256(abi.encodePacked(parentNode, labelHash));
         address own = registry.resolver(node);
         return own != address(0) ? (own, node, at) : (parentResolver, node, parentOffset);
     }
@@ -300,7 +315,7 @@ contract UniversalResolver {
         }
         bytes[] memory calls;
         if (multi) {
-            calls = abi.decode(_slice(call, 4), (bytes[]));
+            calls = abi.decode(_slice(call, 4, call.length - 4), (bytes[]));
         } else {
             calls = new bytes[](1);
             calls[0] = call;
@@ -359,13 +374,26 @@ contract UniversalResolver {
 
     // ---- ENSIP-21 batches ----
 
-    /// @notice Runs every lookup of `batch` not yet done; when some asked for offchain data, reverts one
-    ///         `OffchainLookup` to the batch gateways with all their requests.
+    /// @notice Runs every lookup of `batch` not yet done; when some asked for offchain data (whoever the
+    ///         `OffchainLookup` names as sender), reverts one `OffchainLookup` to the batch gateways with all their
+    ///         requests.
     function ccipBatch(Batch memory batch) external view returns (Batch memory) {
         for (uint256 i = 0; i < batch.lookups.length; i++) {
             Lookup memory lookup = batch.lookups[i];
-            (bool ok, bytes memory data) = lookup.target.staticcall(lookup.call);
-            _settle(lookup, ok, data, bytes4(lookup.call));
+            if ((lookup.flags & FLAG_DONE) != 0) continue;
+            if ((lookup.flags & FLAGS_ANY_EIP140) == 0) _markEip140(batch.lookups, i);
+            bool modern = (lookup.flags & FLAG_EIP140_AFTER) != 0;
+            (bool ok, bytes memory data) = _call(modern, lookup.target, lookup.call);
+            lookup.data = data;
+            if (!ok && _isOffchainLookup(data)) {
+                lookup.flags |= FLAG_OFFCHAIN;
+                continue;
+            }
+            lookup.flags |= FLAG_DONE;
+            // A pre-EIP-140 contract fails with no data both when it throws and when it lacks the function:
+            // read as the latter.
+            if (!ok && (modern || data.length != 0)) lookup.flags |= FLAG_CALL_ERROR;
+            if (data.length == 0) lookup.flags |= FLAG_EMPTY_RESPONSE;
         }
         _requestPending(batch);
         return batch;
@@ -373,7 +401,7 @@ contract UniversalResolver {
 
     /// @notice Applies a batch gateway answer `(bool[] failures, bytes[] responses)`, one entry per pending
     ///         lookup in order: a failure ends the lookup with the gateway's error, a response goes to the
-    ///         lookup's own EIP-3668 callback (which may ask for more offchain data).
+    ///         callback of the lookup's `OffchainLookup` sender (which may ask for more offchain data).
     function ccipBatchCallback(bytes calldata response, bytes calldata extraData) external view returns (Batch memory batch) {
         (bool[] memory failures, bytes[] memory responses) = abi.decode(response, (bool[], bytes[]));
         if (failures.length != responses.length) revert InvalidBatchGatewayResponse();
@@ -388,10 +416,16 @@ contract UniversalResolver {
                 lookup.data = responses[next];
             } else {
                 OffchainLookupParams memory p = _decodeOffchainLookup(lookup.data);
-                (bool ok, bytes memory data) = lookup.target.staticcall(
+                (bool ok, bytes memory data) = p.sender.staticcall(
                     abi.encodeWithSelector(p.callbackFunction, responses[next], p.extraData)
                 );
-                _settle(lookup, ok, data, p.callbackFunction);
+                lookup.data = data;
+                if (ok || !_isOffchainLookup(data)) {
+                    lookup.flags |= FLAG_DONE;
+                    // The call asked for offchain data, so an empty answer means the callback is missing: an error.
+                    if (!ok || data.length == 0) lookup.flags |= FLAG_CALL_ERROR;
+                    if (data.length == 0) lookup.flags |= FLAG_EMPTY_RESPONSE;
+                }
             }
             next++;
         }
@@ -399,20 +433,11 @@ contract UniversalResolver {
         _requestPending(batch);
     }
 
-    /// @dev Records one call's outcome. An `OffchainLookup` whose sender is not the target is an error (EIP-3668).
-    function _settle(Lookup memory lookup, bool ok, bytes memory data, bytes4 selector) internal pure {
-        lookup.data = data;
-        if (ok) {
-            lookup.flags |= FLAG_DONE;
-            if (data.length == 0) {
-                lookup.data = abi.encodePacked(selector);
-                lookup.flags |= FLAG_EMPTY_RESPONSE;
-            }
-        } else if (_isOffchainLookup(data) && _offchainSender(data) == lookup.target) {
-            lookup.flags |= FLAG_OFFCHAIN;
-        } else {
-            lookup.flags |= FLAG_DONE | FLAG_CALL_ERROR;
-        }
+    /// @dev Marks lookup `from` and the later lookups with the same target as pre- or post-EIP-140.
+    function _markEip140(Lookup[] memory lookups, uint256 from) internal view {
+        address target = lookups[from].target;
+        uint256 flag = _hasRevertOpcode(target) ? FLAG_EIP140_AFTER : FLAG_EIP140_BEFORE;
+        for (uint256 j = from; j < lookups.length; j++) if (lookups[j].target == target) lookups[j].flags |= flag;
     }
 
     function _requestPending(Batch memory batch) internal view {
@@ -442,7 +467,7 @@ contract UniversalResolver {
     ///      `onFailure` (`(bytes data, bytes context)` on this contract; NO_CALLBACK: as is) and returns or reverts
     ///      with what that gives. Never returns to its caller.
     function _ccipRead(address target, bytes memory call, bytes4 onSuccess, bytes4 onFailure, bytes memory context) internal view {
-        (bool ok, bytes memory data) = target.staticcall(call);
+        (bool ok, bytes memory data) = _call(target == address(this) || _hasRevertOpcode(target), target, call);
         if (!ok && _isOffchainLookup(data)) {
             OffchainLookupParams memory p = _decodeOffchainLookup(data);
             if (p.sender == target) {
@@ -474,16 +499,25 @@ contract UniversalResolver {
         return data.length >= 4 && bytes4(data) == OffchainLookup.selector;
     }
 
-    function _offchainSender(bytes memory data) internal pure returns (address sender) {
-        if (data.length < 36) return address(0);
+    /// @dev Whether `target` fails with REVERT (EIP-140) rather than INVALID, which burns all gas it is given: an
+    ///      empty call using less than the probe's gas.
+    function _hasRevertOpcode(address target) internal view returns (bool has) {
+        uint256 probeGas = EIP140_PROBE_GAS;
         assembly {
-            sender := mload(add(data, 36))
+            let before := gas()
+            pop(staticcall(probeGas, target, 0, 0, 0, 0))
+            has := lt(sub(before, gas()), probeGas)
         }
+    }
+
+    /// @dev A staticcall with all gas left, or PRE_EIP140_CALL_GAS for a target without REVERT.
+    function _call(bool modern, address target, bytes memory call) internal view returns (bool, bytes memory) {
+        return target.staticcall{gas: modern ? gasleft() : PRE_EIP140_CALL_GAS}(call);
     }
 
     function _decodeOffchainLookup(bytes memory data) internal pure returns (OffchainLookupParams memory p) {
         (p.sender, p.urls, p.callData, p.callbackFunction, p.extraData) = abi.decode(
-            _slice(data, 4),
+            _slice(data, 4, data.length - 4),
             (address, string[], bytes, bytes4, bytes)
         );
     }
@@ -508,9 +542,9 @@ contract UniversalResolver {
 
     // ---- names ----
 
-    function _slice(bytes memory data, uint256 from) internal pure returns (bytes memory out) {
-        out = new bytes(data.length - from);
-        for (uint256 i = 0; i < out.length; i++) out[i] = data[i + from];
+    function _slice(bytes memory data, uint256 from, uint256 size) internal pure returns (bytes memory out) {
+        out = new bytes(size);
+        for (uint256 i = 0; i < size; i++) out[i] = data[i + from];
     }
 
     function _keccak(bytes memory data, uint256 from, uint256 size) internal pure returns (bytes32 hash) {
@@ -520,26 +554,61 @@ contract UniversalResolver {
     }
 
     function _namehash(bytes memory name, uint256 at) internal pure returns (bytes32) {
-        if (at >= name.length) revert DNSDecodingFailed(name);
-        uint256 size = uint8(name[at]);
-        if (size == 0) return bytes32(0);
-        return keccak256(abi.encodePacked(_namehash(name, at + 1 + size), _keccak(name, at + 1, size)));
+        (bytes32 labelHash, uint256 next) = _readLabel(name, at);
+        if (labelHash == bytes32(0)) return bytes32(0);
+        return keccak256(abi.encodePacked(_namehash(name, next), labelHash));
     }
 
-    /// @dev `a.b.eth` → `\x01a\x01b\x03eth\x00`; an empty or over-long label reverts DNSEncodingFailed.
+    /// @dev The label hash of the DNS-encoded label at `at` (zero for the root, which must end `name`) and the
+    ///      offset of the next label. A 66-byte label `[<64 hex>]` is the label hash it spells.
+    function _readLabel(bytes memory name, uint256 at) internal pure returns (bytes32 labelHash, uint256 next) {
+        if (at >= name.length) revert DNSDecodingFailed(name);
+        uint256 size = uint8(name[at]);
+        next = at + 1 + size;
+        if (size == 0 ? next != name.length : next >= name.length) revert DNSDecodingFailed(name);
+        if (size == 0) return (bytes32(0), next);
+        if (size == 66 && name[at + 1] == '[' && name[next - 1] == ']') {
+            bool valid;
+            (labelHash, valid) = _parseHash(name, at + 2);
+            if (!valid || labelHash == bytes32(0)) revert DNSDecodingFailed(name);
+        } else {
+            labelHash = _keccak(name, at + 1, size);
+        }
+    }
+
+    /// @dev The 64 hex digits (either case) at `from` as a bytes32.
+    function _parseHash(bytes memory data, uint256 from) internal pure returns (bytes32, bool) {
+        uint256 value = 0;
+        for (uint256 i = from; i < from + 64; i++) {
+            uint8 c = uint8(data[i]);
+            uint8 digit;
+            if (c >= 0x30 && c <= 0x39) digit = c - 0x30;
+            else if (c >= 0x61 && c <= 0x66) digit = c - 0x57;
+            else if (c >= 0x41 && c <= 0x46) digit = c - 0x37;
+            else return (bytes32(0), false);
+            value = (value << 4) | digit;
+        }
+        return (bytes32(value), true);
+    }
+
+    /// @dev `a.b.eth` → `\x01a\x01b\x03eth\x00`; a label over 255 bytes becomes `[<hex of its keccak256>]`; an
+    ///      empty label reverts DNSEncodingFailed.
     function _dnsEncode(string memory name) internal pure returns (bytes memory out) {
         bytes memory s = bytes(name);
-        out = new bytes(s.length + 2);
         uint256 labelStart = 0;
         for (uint256 i = 0; i <= s.length; i++) {
-            if (i == s.length || s[i] == '.') {
-                uint256 size = i - labelStart;
-                if (size == 0 || size > 255) revert DNSEncodingFailed(name);
-                out[labelStart] = bytes1(uint8(size));
-                for (uint256 j = labelStart; j < i; j++) out[j + 1] = s[j];
-                labelStart = i + 1;
+            if (i < s.length && s[i] != '.') continue;
+            uint256 size = i - labelStart;
+            if (size == 0) revert DNSEncodingFailed(name);
+            if (size > 255) {
+                bytes memory hashed = abi.encodePacked('[', _hexBytes(abi.encodePacked(_keccak(s, labelStart, size))), ']');
+                out = abi.encodePacked(out, uint8(hashed.length), hashed);
+            } else {
+                out = abi.encodePacked(out, uint8(size), _slice(s, labelStart, size));
             }
+            labelStart = i + 1;
         }
+        out = abi.encodePacked(out, uint8(0));
     }
 
     /// @dev ENSIP-19: `<hex address>.addr.reverse` (coin type 60), `<hex>.default.reverse` (0x80000000), else
