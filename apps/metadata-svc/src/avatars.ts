@@ -11,6 +11,7 @@ import {
   erc1155Interface,
   erc721Interface,
   normaliseOrigin,
+  parseOutboundJson,
   universalResolve,
   type NetworkName,
 } from '@nrp/chain';
@@ -32,7 +33,8 @@ import type { ImageKind } from './data/database';
 import type { NetworkAccess } from './ens-state';
 import { fetchBounded, type FetchLimits } from './image-fetch';
 import type { TransformQuery } from '@nrp/api';
-import { applyTransform, chooseTransform, transformKey } from './image-transform';
+import { isImageTimeout } from './avatars/image-work';
+import { applyTransform, chooseTransform, transformKey, type Transform } from './image-transform';
 import { validateImage, type ImageFormat } from './image-validation';
 import { recordPointsAt, stableImageUrl, visibleImage } from './images';
 import { problems } from './problems';
@@ -40,6 +42,11 @@ import { problems } from './problems';
 /** Blob keys of fetched avatar sources (by the sha256 of their validated bytes) and of their transforms. */
 export const AVATAR_SOURCE_PREFIX = 'avatar-src/';
 export const AVATAR_TRANSFORM_PREFIX = 'avatar-tx/';
+/** Transform results kept in blob storage per source image; further variants are served from memory only. */
+export const STORED_VARIANTS_PER_IMAGE = 16;
+/** An NFT metadata document (tokenURI / uri) is refused past this size or nesting depth, before it is parsed. */
+export const NFT_METADATA_MAX_BYTES = 1024 * 1024;
+export const NFT_METADATA_MAX_DEPTH = 16;
 
 export type RecordKind = 'upload' | UriTarget['kind'] | NftReference['standard'];
 
@@ -133,7 +140,7 @@ export function createAvatars(ctx: MetadataContext) {
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
   const resolutions = ctx.avatarResolutions;
-  const transformed = new LRUCache<string, ServedImage>({
+  const answers = new LRUCache<string, ServedImage>({
     max: 2_000,
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (image) => image.bytes.length,
@@ -141,25 +148,31 @@ export function createAvatars(ctx: MetadataContext) {
   // By name, not namehash: hashing costs more than the rest of a cached answer; invalidation (rare) scans by node.
   const keyOf = (network: NetworkName, name: string, kind: ImageKind) => `${network}:${kind}:${name}`;
 
-  async function load(target: UriTarget, accept: string): Promise<{ bytes: Buffer; url: string | null }> {
-    if (target.kind === 'data') return { bytes: decodeDataUri(target.url, limits.maxBytes).bytes, url: null };
-    const fetched = await fetchBounded(target.url, limits, accept);
+  async function load(
+    target: UriTarget,
+    accept: string,
+    maxBytes = limits.maxBytes,
+  ): Promise<{ bytes: Buffer; url: string | null }> {
+    if (target.kind === 'data') return { bytes: decodeDataUri(target.url, maxBytes).bytes, url: null };
+    const fetched = await fetchBounded(target.url, { ...limits, maxBytes }, accept, ctx.logger);
     return { bytes: fetched.bytes, url: fetched.url };
   }
 
+  /** Validates fetched bytes like an upload, under the image work limit (503 when full) and the image budget. */
   async function store(bytes: Buffer): Promise<Source> {
-    let image;
-    try {
-      image = await validateImage(bytes, config.MAX_IMAGE_PIXELS);
-    } catch (err) {
-      if (err instanceof ProblemError) {
-        throw new AvatarUnavailableError(
-          err.code === 'IMAGE_TOO_LARGE' ? 'too-large' : 'not-an-image',
-          err.message,
-        );
+    const image = await ctx.imageWork.run(async () => {
+      try {
+        return await validateImage(bytes, ctx.imageBudget);
+      } catch (err) {
+        if (err instanceof ProblemError) {
+          throw new AvatarUnavailableError(
+            err.code === 'IMAGE_TOO_LARGE' ? 'too-large' : 'not-an-image',
+            err.message,
+          );
+        }
+        throw err;
       }
-      throw err;
-    }
+    });
     const hash = sha256(image.bytes);
     await ctx.blobs.put(`${AVATAR_SOURCE_PREFIX}${hash}`, image.bytes, image.contentType);
     return { hash, format: image.format, contentType: image.contentType };
@@ -215,14 +228,15 @@ export function createAvatars(ctx: MetadataContext) {
       );
     }
     const metadataUri = ref.standard === 'erc1155' ? substituteErc1155Id(tokenUri, ref.tokenId) : tokenUri;
-    const document = await load(uriTarget(metadataUri, gateways), JSON_ACCEPT);
+    const maxBytes = Math.min(limits.maxBytes, NFT_METADATA_MAX_BYTES);
+    const document = await load(uriTarget(metadataUri, gateways), JSON_ACCEPT, maxBytes);
     let metadata: unknown;
     try {
-      metadata = JSON.parse(document.bytes.toString('utf8'));
+      metadata = parseOutboundJson(document.bytes, NFT_METADATA_MAX_DEPTH);
     } catch {
       throw new AvatarUnavailableError(
         'fetch-failed',
-        `The token metadata at ${metadataUri.slice(0, 200)} is not JSON.`,
+        `The token metadata at ${metadataUri.slice(0, 200)} is not JSON of at most ${NFT_METADATA_MAX_DEPTH} levels.`,
       );
     }
     const image = await load(uriTarget(metadataImageUri(metadata), gateways), IMAGE_ACCEPT);
@@ -318,6 +332,27 @@ export function createAvatars(ctx: MetadataContext) {
     return pending;
   }
 
+  /**
+   * `transform` of a source under the image work limit and budget; a source that outlives the time budget or that
+   * sharp cannot transform is 404 AVATAR_UNAVAILABLE (`too-large`, `not-an-image`), never a 5xx.
+   */
+  async function transformSource(bytes: Buffer, format: ImageFormat, transform: Transform) {
+    return ctx.imageWork.run(async () => {
+      try {
+        return await applyTransform(bytes, format, transform, ctx.imageBudget);
+      } catch (err) {
+        const tooSlow = isImageTimeout(err);
+        throw new ProblemError(
+          problems.AVATAR_UNAVAILABLE,
+          tooSlow
+            ? `Transforming the image takes longer than ${ctx.imageBudget.timeoutSeconds} s, the time allowed for one image.`
+            : 'The image cannot be transformed.',
+          { extensions: { reason: tooSlow ? 'too-large' : 'not-an-image' }, cause: err },
+        );
+      }
+    });
+  }
+
   /** The resolved image of a name, transformed as asked; 404 IMAGE_NOT_FOUND / AVATAR_UNAVAILABLE otherwise. */
   async function image(
     network: NetworkName,
@@ -343,14 +378,16 @@ export function createAvatars(ctx: MetadataContext) {
       transform.format === 'original'
         ? sourceKey
         : `${AVATAR_TRANSFORM_PREFIX}${source.hash}/${transformKey(transform)}`;
-    const hit = transformed.get(key);
+    const hit = answers.get(key);
     if (hit) return { ...hit, negotiated: transform.negotiated };
     let stored = await ctx.blobs.get(key);
     if (!stored && transform.format !== 'original') {
       const original = await ctx.blobs.get(sourceKey);
       if (original) {
-        stored = await applyTransform(original.bytes, source.format, transform, config.MAX_IMAGE_PIXELS);
-        await ctx.blobs.put(key, stored.bytes, stored.contentType);
+        stored = await transformSource(original.bytes, source.format, transform);
+        const variants = await ctx.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${source.hash}/`);
+        if (variants.length < STORED_VARIANTS_PER_IMAGE)
+          await ctx.blobs.put(key, stored.bytes, stored.contentType);
       }
     }
     if (!stored) {
@@ -365,7 +402,7 @@ export function createAvatars(ctx: MetadataContext) {
       etag: `"${createHash('sha256').update(stored.bytes).digest('base64url').slice(0, 27)}"`,
       negotiated: transform.negotiated,
     };
-    transformed.set(key, served);
+    answers.set(key, served);
     return served;
   }
 

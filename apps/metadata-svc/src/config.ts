@@ -40,8 +40,14 @@ export const configSchema = baseConfigSchema(3001)
     ORPHAN_GRACE_MS: nonNegativeInt.default(2 * 60_000),
     AVATAR_MAX_BYTES: positiveInt.default(2 * 1024 * 1024),
     HEADER_MAX_BYTES: positiveInt.default(5 * 1024 * 1024),
-    /** Pixel limit of decoded raster images (width × height), against decompression bombs. */
-    MAX_IMAGE_PIXELS: positiveInt.default(40_000_000),
+    /** Pixel budget of one decoded image (width × height × frames; uploads, fetched avatars, renders). */
+    MAX_IMAGE_PIXELS: positiveInt.default(4096 * 4096),
+    /** Time budget of one decode, transform or render of an image (whole seconds are enforced). */
+    IMAGE_WORK_TIMEOUT_MS: positiveInt.default(5000),
+    /** Image decodes, transforms and renders (not uploads) run at once per process; the others wait. */
+    IMAGE_WORK_CONCURRENCY: positiveInt.default(2),
+    /** Image work allowed to wait for a slot; beyond this 503 with Retry-After. */
+    IMAGE_WORK_QUEUE_MAX: nonNegativeInt.default(8),
     /** Uploads read and processed at once per process; the others wait unread (bounds memory). */
     UPLOAD_CONCURRENCY: positiveInt.default(4),
     /** Uploads allowed to wait for a slot; beyond this 503 with Retry-After. */

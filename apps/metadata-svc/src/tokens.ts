@@ -58,7 +58,9 @@ export async function tokenImage(
     if (!image) {
       const avatar = await avatars.sourceOf(found.network, found.name, 'avatar');
       const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
-      image = { etag, key, png: await cache.png(etag, () => renderNameImage(found.name, avatar?.bytes)) };
+      const render = () =>
+        ctx.imageWork.run(() => renderNameImage(found.name, ctx.imageBudget, avatar?.bytes));
+      image = { etag, key, png: await cache.png(etag, render) };
       cache.rememberImageOfName(image);
     }
     cache.rememberImageOfRequest(requestKey, image);
