@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { networksEnvSchema } from '@nrp/chain';
+import { networksEnvSchema, originListSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, commaSeparated, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -61,8 +61,8 @@ export const configSchema = baseConfigSchema(3001)
     IPFS_GATEWAY_URL: z.url().default('https://ipfs.io'),
     /** Arweave gateway for ar:// avatars (`/<txid>`). */
     ARWEAVE_GATEWAY_URL: z.url().default('https://arweave.net'),
-    /** Origins (scheme://host:port) avatar fetches may reach although private or plain http (development). */
-    IMAGE_FETCH_ALLOWED_ORIGINS: commaSeparated.pipe(z.array(z.url())).default([]),
+    /** Exact origins (scheme://host[:port]) avatar fetches may reach although private or plain http (development). */
+    IMAGE_FETCH_ALLOWED_ORIGINS: originListSchema.default([]),
     /** Whole time of one fetch of an avatar image or NFT metadata, redirects included. */
     IMAGE_FETCH_TIMEOUT_MS: positiveInt.default(10_000),
     /** Largest avatar image or NFT metadata document fetched. */

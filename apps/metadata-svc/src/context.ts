@@ -3,7 +3,7 @@ import type { PgNonceStore } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
 import type { ServiceContext } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
-import type { AvatarResolutions } from './avatars';
+import type { AvatarResolutions } from './avatars/avatars';
 import type { ImageBudget, ImageWork } from './avatars/image-work';
 import type { Config } from './config';
 import type { MetadataDb } from './data/database';

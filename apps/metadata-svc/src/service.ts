@@ -29,7 +29,7 @@ import {
   type MetadataDb,
 } from './data/database';
 import type { NetworkAccess } from './ens-state';
-import { AvatarResolutions, createAvatars } from './avatars';
+import { AvatarResolutions, createAvatars } from './avatars/avatars';
 import { ImageWork, imageBudget } from './avatars/image-work';
 import { imageEventsTo, processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';

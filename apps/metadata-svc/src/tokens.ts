@@ -1,5 +1,5 @@
 import { namehashFromTokenId } from '@nrp/ens';
-import type { Avatars } from './avatars';
+import type { Avatars } from './avatars/avatars';
 import type { MetadataContext } from './context';
 import { renderNameImage, TEMPLATE_VERSION } from './render';
 import { nameKeyOf, type RenderedImage } from './token-cache';

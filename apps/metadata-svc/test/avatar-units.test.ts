@@ -6,10 +6,10 @@ import {
   parseNftReference,
   substituteErc1155Id,
   uriTarget,
-} from '../src/avatar-uri';
+} from '../src/avatars/uri';
 import { TRANSFORM_SIZES, transformQuerySchema } from '@nrp/api';
 import { imageBudget } from '../src/avatars/image-work';
-import { applyTransform, chooseTransform } from '../src/image-transform';
+import { applyTransform, chooseTransform } from '../src/avatars/transform';
 
 const budget = imageBudget(1e6, 5000);
 const gateways = { ipfs: 'https://ipfs.example/', arweave: 'https://ar.example' };

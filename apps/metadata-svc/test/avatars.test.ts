@@ -10,7 +10,7 @@ import {
 } from '@nrp/contracts';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
-import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars';
+import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars/variants';
 import { stableImageUrl } from '../src/images';
 import {
   png,

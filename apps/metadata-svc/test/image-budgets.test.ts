@@ -18,7 +18,7 @@ import request from 'supertest';
 import { OUTPUT_FORMATS, TRANSFORM_FITS, TRANSFORM_SIZES } from '@nrp/api';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
-import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars';
+import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars/variants';
 import { ImageWork } from '../src/avatars/image-work';
 import { png, startEnsChain, startHarness, walletOf, type Harness } from './support';
 

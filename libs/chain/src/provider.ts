@@ -41,20 +41,23 @@ export class ChainProvider extends JsonRpcProvider {
     if (this.disableCcipRead || urls.length === 0 || tx.to == null) return null;
     const sender = String(tx.to);
     const ms = this.config.rpcTimeoutMs;
+    // Aborted when the deadline passes, so no gateway request outlives the lookup.
+    const deadline = new AbortController();
     const lookup = async (): Promise<string | null> => {
-      if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata);
-      const answer = await this.requestGateway(sender, calldata, urls).catch((err: unknown) => {
-        throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
-      });
+      if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata, deadline.signal);
+      const answer = await this.requestGateway(sender, calldata, urls, deadline.signal).catch(
+        (err: unknown) => {
+          throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
+        },
+      );
       if (calldata.slice(0, 10).toLowerCase() === BATCH_QUERY_SELECTOR)
         checkBatchAnswer(calldata, answer, tx);
       return answer;
     };
-    return withDeadline(
-      lookup(),
-      ms,
-      () => new CcipReadTimeoutError(`CCIP-Read gateway did not answer within ${ms}ms`),
-    );
+    return withDeadline(lookup(), ms, () => {
+      deadline.abort();
+      return new CcipReadTimeoutError(`CCIP-Read gateway did not answer within ${ms}ms`);
+    });
   }
 
   /**
@@ -62,7 +65,7 @@ export class ChainProvider extends JsonRpcProvider {
    * (under the URL policy and timeouts), in parallel; a failed one answers `HttpError(status, message)` for an
    * HTTP failure, else `Error(message)`, so the universal resolver reports it for that lookup only.
    */
-  private async localBatchGateway(calldata: string): Promise<string> {
+  private async localBatchGateway(calldata: string, signal: AbortSignal): Promise<string> {
     const [queries] = batchGatewayInterface.decodeFunctionData('query', calldata) as unknown as [
       Array<[string, string[], string]>,
     ];
@@ -72,7 +75,7 @@ export class ChainProvider extends JsonRpcProvider {
           if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) {
             throw new GatewayFailure(undefined, 'nested local batch gateway requests are not followed');
           }
-          return [false, await this.requestGateway(sender, data, urls)];
+          return [false, await this.requestGateway(sender, data, urls, signal)];
         } catch (err) {
           return [true, encodeGatewayError(err)];
         }
@@ -91,7 +94,12 @@ export class ChainProvider extends JsonRpcProvider {
    * No URL allowed: CcipReadUrlRefusedError. Failures are described in our words (`no answer`, `HTTP 503`, the
    * gateway's own message), never with a socket code or an address; the raw errors are the failure's `cause`.
    */
-  private async requestGateway(sender: string, calldata: string, urls: readonly string[]): Promise<string> {
+  private async requestGateway(
+    sender: string,
+    calldata: string,
+    urls: readonly string[],
+    signal: AbortSignal,
+  ): Promise<string> {
     const policy = { allowedOrigins: this.config.ccipReadAllowedOrigins };
     const allowed = allowedUrls(urls, policy);
     const data = calldata.toLowerCase();
@@ -108,7 +116,7 @@ export class ChainProvider extends JsonRpcProvider {
           headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/json' } : {}) },
           ...(post ? { body: JSON.stringify({ data, sender: senderHex }) } : {}),
           policy,
-          signal: AbortSignal.timeout(this.config.rpcTimeoutMs),
+          signal,
           maxBytes: GATEWAY_ANSWER_MAX_BYTES,
         });
       } catch (err) {

@@ -9,12 +9,9 @@ import {
 } from '@nrp/api';
 import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import {
-  NFT_METADATA_MAX_BYTES,
-  NFT_METADATA_MAX_DEPTH,
-  STORED_VARIANTS_PER_IMAGE,
-  type Avatars,
-} from '../avatars';
+import type { Avatars } from '../avatars/avatars';
+import { NFT_METADATA_MAX_BYTES, NFT_METADATA_MAX_DEPTH } from '../avatars/nft';
+import { STORED_VARIANTS_PER_IMAGE } from '../avatars/variants';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
 

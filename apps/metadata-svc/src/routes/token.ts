@@ -1,7 +1,7 @@
 import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import type { Avatars } from '../avatars';
+import type { Avatars } from '../avatars/avatars';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
 import { tokenImage, tokenMetadata } from '../tokens';

@@ -2,16 +2,10 @@ import { createHash } from 'node:crypto';
 import { getAddress } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import {
-  NoValue,
-  callView,
   decodeAddrResult,
   decodeTextResult,
   encodeAddrCall,
   encodeTextCall,
-  erc1155Interface,
-  erc721Interface,
-  normaliseOrigin,
-  parseOutboundJson,
   universalResolve,
   type NetworkName,
 } from '@nrp/chain';
@@ -20,33 +14,22 @@ import { ProblemError } from '@nrp/validation';
 import {
   AvatarUnavailableError,
   decodeDataUri,
-  metadataImageUri,
   parseNftReference,
-  substituteErc1155Id,
   uriTarget,
   type ContentGateways,
   type NftReference,
   type UriTarget,
-} from './avatar-uri';
-import type { MetadataContext } from './context';
-import type { ImageKind } from './data/database';
-import type { NetworkAccess } from './ens-state';
-import { fetchBounded, type FetchLimits } from './image-fetch';
+} from './uri';
+import type { MetadataContext } from '../context';
+import type { ImageKind } from '../data/database';
+import { fetchBounded, type FetchLimits } from './fetch';
+import { nftMetadataImage } from './nft';
 import type { TransformQuery } from '@nrp/api';
-import { isImageTimeout } from './avatars/image-work';
-import { applyTransform, chooseTransform, transformKey, type Transform } from './image-transform';
-import { validateImage, type ImageFormat } from './image-validation';
-import { recordPointsAt, stableImageUrl, visibleImage } from './images';
-import { problems } from './problems';
-
-/** Blob keys of fetched avatar sources (by the sha256 of their validated bytes) and of their transforms. */
-export const AVATAR_SOURCE_PREFIX = 'avatar-src/';
-export const AVATAR_TRANSFORM_PREFIX = 'avatar-tx/';
-/** Transform results kept in blob storage per source image; further variants are served from memory only. */
-export const STORED_VARIANTS_PER_IMAGE = 16;
-/** An NFT metadata document (tokenURI / uri) is refused past this size or nesting depth, before it is parsed. */
-export const NFT_METADATA_MAX_BYTES = 1024 * 1024;
-export const NFT_METADATA_MAX_DEPTH = 16;
+import { chooseTransform } from './transform';
+import { AVATAR_SOURCE_PREFIX, createVariants, type ServedImage } from './variants';
+import { validateImage, type ImageFormat } from '../image-validation';
+import { recordPointsAt, stableImageUrl, visibleImage } from '../images';
+import { problems } from '../problems';
 
 export type RecordKind = 'upload' | UriTarget['kind'] | NftReference['standard'];
 
@@ -80,17 +63,7 @@ export type Resolution =
   | { ok: true; meta: AvatarMeta; source: Source }
   | { ok: false; meta: AvatarMeta; error: AvatarUnavailableError };
 
-export interface ServedImage {
-  bytes: Buffer;
-  contentType: string;
-  /** Strong ETag (quoted) of these exact bytes. */
-  etag: string;
-  /** The answer depends on `Accept`. */
-  negotiated: boolean;
-}
-
 const IMAGE_ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.9,*/*;q=0.5';
-const JSON_ACCEPT = 'application/json,*/*;q=0.5';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -132,27 +105,27 @@ export function createAvatars(ctx: MetadataContext) {
   const gateways: ContentGateways = { ipfs: config.IPFS_GATEWAY_URL, arweave: config.ARWEAVE_GATEWAY_URL };
   const limits: FetchLimits = {
     // The configured gateways are the operator's choice, so they are reachable even on a private network.
-    allowedOrigins: [...config.IMAGE_FETCH_ALLOWED_ORIGINS, gateways.ipfs, gateways.arweave].map(
-      normaliseOrigin,
-    ),
+    allowedOrigins: [
+      ...config.IMAGE_FETCH_ALLOWED_ORIGINS,
+      new URL(gateways.ipfs).origin,
+      new URL(gateways.arweave).origin,
+    ],
     timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
     maxBytes: config.IMAGE_FETCH_MAX_BYTES,
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
   const resolutions = ctx.avatarResolutions;
-  const answers = new LRUCache<string, ServedImage>({
-    max: 2_000,
-    maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (image) => image.bytes.length,
-  });
+  const variants = createVariants(ctx);
   // By name, not namehash: hashing costs more than the rest of a cached answer; invalidation (rare) scans by node.
   const keyOf = (network: NetworkName, name: string, kind: ImageKind) => `${network}:${kind}:${name}`;
 
+  /** A URI's bytes: fetched (within IMAGE_FETCH_MAX_BYTES, and `atMost` when smaller) or decoded inline. */
   async function load(
     target: UriTarget,
     accept: string,
-    maxBytes = limits.maxBytes,
+    atMost = limits.maxBytes,
   ): Promise<{ bytes: Buffer; url: string | null }> {
+    const maxBytes = Math.min(limits.maxBytes, atMost);
     if (target.kind === 'data') return { bytes: decodeDataUri(target.url, maxBytes).bytes, url: null };
     const fetched = await fetchBounded(target.url, { ...limits, maxBytes }, accept, ctx.logger);
     return { bytes: fetched.bytes, url: fetched.url };
@@ -178,68 +151,9 @@ export function createAvatars(ctx: MetadataContext) {
     return { hash, format: image.format, contentType: image.contentType };
   }
 
-  /** `fn` of an NFT contract; undefined when it answers no value (no such token, not an NFT contract). */
-  async function contractCall(access: NetworkAccess, ref: NftReference, fn: string, args: unknown[]) {
-    const answer = await callView<[unknown]>(access.provider, {
-      to: ref.contract,
-      abi: ref.standard === 'erc721' ? erc721Interface : erc1155Interface,
-      fn,
-      args,
-      context: `NFT ${fn}`,
-    });
-    return answer instanceof NoValue ? undefined : answer[0];
-  }
-
   async function nftImage(ref: NftReference, owner: string | null, meta: AvatarMeta): Promise<Source> {
-    const access = Object.values(ctx.networks).find((n) => n.config.chainId === ref.chainId);
-    if (!access) {
-      throw new AvatarUnavailableError(
-        'unsupported-chain',
-        `NFTs on chain ${ref.chainId} are not served here.`,
-      );
-    }
-    meta.ownershipVerified = false;
-    if (!owner)
-      throw new AvatarUnavailableError('not-owned', `${meta.name} has no ETH address to own the NFT.`);
-    if (ref.standard === 'erc721') {
-      const tokenOwner = await contractCall(access, ref, 'ownerOf', [ref.tokenId]);
-      if (typeof tokenOwner !== 'string' || getAddress(tokenOwner) !== owner) {
-        throw new AvatarUnavailableError(
-          'not-owned',
-          `Token ${ref.tokenId} of ${ref.contract} is not owned by ${owner}.`,
-        );
-      }
-    } else {
-      const balance = await contractCall(access, ref, 'balanceOf', [owner, ref.tokenId]);
-      if (typeof balance !== 'bigint' || balance === 0n) {
-        throw new AvatarUnavailableError(
-          'not-owned',
-          `${owner} holds no token ${ref.tokenId} of ${ref.contract}.`,
-        );
-      }
-    }
-    meta.ownershipVerified = true;
-    const uriFn = ref.standard === 'erc721' ? 'tokenURI' : 'uri';
-    const tokenUri = await contractCall(access, ref, uriFn, [ref.tokenId]);
-    if (typeof tokenUri !== 'string' || tokenUri === '') {
-      throw new AvatarUnavailableError(
-        'fetch-failed',
-        `${uriFn}(${ref.tokenId}) of ${ref.contract} gives no URI.`,
-      );
-    }
-    const metadataUri = ref.standard === 'erc1155' ? substituteErc1155Id(tokenUri, ref.tokenId) : tokenUri;
-    const maxBytes = Math.min(limits.maxBytes, NFT_METADATA_MAX_BYTES);
-    const document = await load(uriTarget(metadataUri, gateways), JSON_ACCEPT, maxBytes);
-    let metadata: unknown;
-    try {
-      metadata = parseOutboundJson(document.bytes, NFT_METADATA_MAX_DEPTH);
-    } catch {
-      throw new AvatarUnavailableError(
-        'fetch-failed',
-        `The token metadata at ${metadataUri.slice(0, 200)} is not JSON of at most ${NFT_METADATA_MAX_DEPTH} levels.`,
-      );
-    }
-    const image = await load(uriTarget(metadataImageUri(metadata), gateways), IMAGE_ACCEPT);
+    const imageUri = await nftMetadataImage({ networks: ctx.networks, gateways, load }, ref, owner, meta);
+    const image = await load(uriTarget(imageUri, gateways), IMAGE_ACCEPT);
     meta.imageUrl = image.url;
     return store(image.bytes);
   }
@@ -332,27 +246,6 @@ export function createAvatars(ctx: MetadataContext) {
     return pending;
   }
 
-  /**
-   * `transform` of a source under the image work limit and budget; a source that outlives the time budget or that
-   * sharp cannot transform is 404 AVATAR_UNAVAILABLE (`too-large`, `not-an-image`), never a 5xx.
-   */
-  async function transformSource(bytes: Buffer, format: ImageFormat, transform: Transform) {
-    return ctx.imageWork.run(async () => {
-      try {
-        return await applyTransform(bytes, format, transform, ctx.imageBudget);
-      } catch (err) {
-        const tooSlow = isImageTimeout(err);
-        throw new ProblemError(
-          problems.AVATAR_UNAVAILABLE,
-          tooSlow
-            ? `Transforming the image takes longer than ${ctx.imageBudget.timeoutSeconds} s, the time allowed for one image.`
-            : 'The image cannot be transformed.',
-          { extensions: { reason: tooSlow ? 'too-large' : 'not-an-image' }, cause: err },
-        );
-      }
-    });
-  }
-
   /** The resolved image of a name, transformed as asked; 404 IMAGE_NOT_FOUND / AVATAR_UNAVAILABLE otherwise. */
   async function image(
     network: NetworkName,
@@ -372,38 +265,13 @@ export function createAvatars(ctx: MetadataContext) {
       });
     }
     const { source } = resolved;
-    const transform = chooseTransform(query, source.format, accept);
-    const sourceKey = `${AVATAR_SOURCE_PREFIX}${source.hash}`;
-    const key =
-      transform.format === 'original'
-        ? sourceKey
-        : `${AVATAR_TRANSFORM_PREFIX}${source.hash}/${transformKey(transform)}`;
-    const hit = answers.get(key);
-    if (hit) return { ...hit, negotiated: transform.negotiated };
-    let stored = await ctx.blobs.get(key);
-    if (!stored && transform.format !== 'original') {
-      const original = await ctx.blobs.get(sourceKey);
-      if (original) {
-        stored = await transformSource(original.bytes, source.format, transform);
-        const variants = await ctx.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${source.hash}/`);
-        if (variants.length < STORED_VARIANTS_PER_IMAGE)
-          await ctx.blobs.put(key, stored.bytes, stored.contentType);
-      }
-    }
-    if (!stored) {
-      // The source left storage since it was resolved (a cleared bucket): resolve and store it again, once.
-      resolutions.delete(keyOf(network, name, kind));
-      if (retried) throw new Error(`${sourceKey} is missing from blob storage right after it was stored`);
-      return image(network, name, kind, query, accept, true);
-    }
-    const served = {
-      bytes: stored.bytes,
-      contentType: stored.contentType,
-      etag: `"${createHash('sha256').update(stored.bytes).digest('base64url').slice(0, 27)}"`,
-      negotiated: transform.negotiated,
-    };
-    answers.set(key, served);
-    return served;
+    const served = await variants.variant(source, chooseTransform(query, source.format, accept));
+    if (served) return served;
+    // The source left storage since it was resolved (a cleared bucket): resolve and store it again, once.
+    resolutions.delete(keyOf(network, name, kind));
+    if (retried)
+      throw new Error(`the source of ${name} is missing from blob storage right after it was stored`);
+    return image(network, name, kind, query, accept, true);
   }
 
   return {

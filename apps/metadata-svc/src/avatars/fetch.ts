@@ -5,7 +5,7 @@ import {
   type OutboundAnswer,
 } from '@nrp/chain';
 import type { Logger } from '@nrp/server';
-import { AvatarUnavailableError } from './avatar-uri';
+import { AvatarUnavailableError } from './uri';
 
 /** Limits of one outbound fetch of a record's image or NFT metadata (redirects included). */
 export interface FetchLimits {

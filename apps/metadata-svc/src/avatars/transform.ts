@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { TRANSFORM_FITS, type OutputFormat, type TransformQuery } from '@nrp/api';
-import type { ImageBudget } from './avatars/image-work';
-import type { ImageFormat } from './image-validation';
+import type { ImageBudget } from './image-work';
+import type { ImageFormat } from '../image-validation';
 
 /** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
 export interface Transform {
