@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { networksEnvSchema } from '@nrp/chain';
+import { networksEnvSchema, originListSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, commaSeparated, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -40,8 +40,14 @@ export const configSchema = baseConfigSchema(3001)
     ORPHAN_GRACE_MS: nonNegativeInt.default(2 * 60_000),
     AVATAR_MAX_BYTES: positiveInt.default(2 * 1024 * 1024),
     HEADER_MAX_BYTES: positiveInt.default(5 * 1024 * 1024),
-    /** Pixel limit of decoded raster images (width × height), against decompression bombs. */
-    MAX_IMAGE_PIXELS: positiveInt.default(40_000_000),
+    /** Pixel budget of one decoded image (width × height × frames; uploads, fetched avatars, renders). */
+    MAX_IMAGE_PIXELS: positiveInt.default(4096 * 4096),
+    /** Time budget of one decode, transform or render of an image (whole seconds are enforced). */
+    IMAGE_WORK_TIMEOUT_MS: positiveInt.default(5000),
+    /** Image decodes, transforms and renders (not uploads) run at once per process; the others wait. */
+    IMAGE_WORK_CONCURRENCY: positiveInt.default(2),
+    /** Image work allowed to wait for a slot; beyond this 503 with Retry-After. */
+    IMAGE_WORK_QUEUE_MAX: nonNegativeInt.default(8),
     /** Uploads read and processed at once per process; the others wait unread (bounds memory). */
     UPLOAD_CONCURRENCY: positiveInt.default(4),
     /** Uploads allowed to wait for a slot; beyond this 503 with Retry-After. */
@@ -55,8 +61,8 @@ export const configSchema = baseConfigSchema(3001)
     IPFS_GATEWAY_URL: z.url().default('https://ipfs.io'),
     /** Arweave gateway for ar:// avatars (`/<txid>`). */
     ARWEAVE_GATEWAY_URL: z.url().default('https://arweave.net'),
-    /** Origins (scheme://host:port) avatar fetches may reach although private or plain http (development). */
-    IMAGE_FETCH_ALLOWED_ORIGINS: commaSeparated.pipe(z.array(z.url())).default([]),
+    /** Exact origins (scheme://host[:port]) avatar fetches may reach although private or plain http (development). */
+    IMAGE_FETCH_ALLOWED_ORIGINS: originListSchema.default([]),
     /** Whole time of one fetch of an avatar image or NFT metadata, redirects included. */
     IMAGE_FETCH_TIMEOUT_MS: positiveInt.default(10_000),
     /** Largest avatar image or NFT metadata document fetched. */

@@ -3,7 +3,8 @@ import type { PgNonceStore } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
 import type { ServiceContext } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
-import type { AvatarResolutions } from './avatars';
+import type { AvatarResolutions } from './avatars/avatars';
+import type { ImageBudget, ImageWork } from './avatars/image-work';
 import type { Config } from './config';
 import type { MetadataDb } from './data/database';
 import type { ImageEvents } from './data/images';
@@ -25,4 +26,8 @@ export interface MetadataContext extends ServiceContext<Config> {
   tokenCache: TokenCache;
   /** The avatar and header resolutions cached in this process; dropped per name when its images change. */
   avatarResolutions: AvatarResolutions;
+  /** Pixels and time one image may cost (MAX_IMAGE_PIXELS, IMAGE_WORK_TIMEOUT_MS). */
+  imageBudget: ImageBudget;
+  /** The concurrency limit of image decodes, transforms and renders other than uploads. */
+  imageWork: ImageWork;
 }

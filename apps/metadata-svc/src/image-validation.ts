@@ -2,6 +2,7 @@ import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
 import sharp from 'sharp';
 import { ProblemError } from '@nrp/validation';
+import { isImageTimeout, type ImageBudget } from './avatars/image-work';
 import { problems } from './problems';
 import { sniffType } from './sniff';
 
@@ -53,10 +54,20 @@ function getPurifier(): { purify: DOMPurify; serializer: { serializeToString(nod
   return { purify: purifier, serializer: xmlSerializer };
 }
 
+const EXPENSIVE_FILTER_PRIMITIVES = [
+  'feTurbulence',
+  'feturbulence',
+  'feConvolveMatrix',
+  'feconvolvematrix',
+  'feMorphology',
+  'femorphology',
+];
+
 /**
  * Removes scripts, event handlers, `foreignObject`, `<style>` sheets, `<metadata>` (XMP/RDF), comments, `data-*` and
  * editor attributes (e.g. Inkscape's file paths), and every reference outside the document
- * (href/xlink:href other than `#id`, CSS `url()` other than `url(#id)`, `@import`). Throws INVALID_IMAGE when no
+ * (href/xlink:href other than `#id`, CSS `url()` other than `url(#id)`, `@import`), and the filter primitives whose
+ * cost an attribute multiplies (feTurbulence, feConvolveMatrix, feMorphology). Throws INVALID_IMAGE when no
  * `<svg>` root survives.
  */
 export function sanitizeSvg(source: string): string {
@@ -64,7 +75,18 @@ export function sanitizeSvg(source: string): string {
   const fragment = purify.sanitize(source, {
     USE_PROFILES: { svg: true, svgFilters: true },
     // `metadata` holds XMP/RDF (authors, editor file paths): like a raster's metadata, never published, text included.
-    FORBID_TAGS: ['foreignObject', 'foreignobject', 'script', 'style', 'iframe', 'use', 'metadata'],
+    // feTurbulence, feConvolveMatrix and feMorphology cost grows with an attribute (octaves, kernel order, radius)
+    // and librsvg cannot be interrupted mid-render: they are removed, so a render's cost follows its pixels.
+    FORBID_TAGS: [
+      'foreignObject',
+      'foreignobject',
+      'script',
+      'style',
+      'iframe',
+      'use',
+      'metadata',
+      ...EXPENSIVE_FILTER_PRIMITIVES,
+    ],
     ADD_FORBID_CONTENTS: ['metadata'],
     ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
@@ -137,10 +159,14 @@ async function reencodeRaster(
   bytes: Buffer,
   format: Exclude<ImageFormat, 'svg'>,
   frames: number,
-  maxPixels: number,
+  budget: ImageBudget,
 ): Promise<{ bytes: Buffer; width: number; height: number }> {
   try {
-    const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', animated: frames > 1 });
+    const pipeline = sharp(bytes, {
+      limitInputPixels: budget.maxPixels,
+      failOn: 'error',
+      animated: frames > 1,
+    }).timeout({ seconds: budget.timeoutSeconds });
     const encoded =
       format === 'jpeg'
         ? pipeline.rotate().jpeg({ quality: 90, mozjpeg: true })
@@ -152,40 +178,53 @@ async function reencodeRaster(
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { bytes: data, width: info.width, height: info.pageHeight ?? info.height };
   } catch (err) {
-    throw new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
+    throw decodeFailure(err, budget);
   }
 }
 
-/** Renders the sanitised SVG once under the pixel limit: the proof that it is a drawable document. */
-async function checkSvgRenders(svg: Buffer, maxPixels: number): Promise<{ width: number; height: number }> {
-  const { width, height } = await rasterShape(svg, 'svg', maxPixels);
+/** INVALID_IMAGE, or IMAGE_TOO_LARGE when the work outlived the time budget. */
+function decodeFailure(err: unknown, budget: ImageBudget): ProblemError {
+  if (isImageTimeout(err)) {
+    return new ProblemError(
+      problems.IMAGE_TOO_LARGE,
+      `Decoding the image takes longer than ${budget.timeoutSeconds} s, the time allowed for one image.`,
+      { cause: err },
+    );
+  }
+  return new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
+}
+
+/** Renders the sanitised SVG once under the pixel and time budget: the proof that it is a drawable document. */
+async function checkSvgRenders(svg: Buffer, budget: ImageBudget): Promise<{ width: number; height: number }> {
+  const { width, height } = await rasterShape(svg, 'svg', budget.maxPixels);
   try {
-    await sharp(svg, { limitInputPixels: maxPixels, failOn: 'error' })
+    await sharp(svg, { limitInputPixels: budget.maxPixels, failOn: 'error' })
+      .timeout({ seconds: budget.timeoutSeconds })
       .resize(32, 32, { fit: 'inside' })
       .png()
       .toBuffer();
   } catch (err) {
-    throw new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
+    throw decodeFailure(err, budget);
   }
   return { width, height };
 }
 
 /**
  * Establishes what an upload is from its bytes alone (never its name or declared type): jpeg, png, gif and webp
- * are decoded under `maxPixels` (all frames together) and re-encoded without metadata; SVG is sanitised, then
- * rendered under the same limit. Anything else is 415.
+ * are decoded under the budget's pixels (all frames together) and time, and re-encoded without metadata; SVG is
+ * sanitised, then rendered under the same budget. Anything else is 415.
  */
-export async function validateImage(bytes: Buffer, maxPixels: number): Promise<ValidatedImage> {
+export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise<ValidatedImage> {
   if (bytes.length === 0) throw new ProblemError(problems.EMPTY_FILE, 'The uploaded file is empty.');
   const detected = sniffType(bytes);
   if (detected.kind === 'raster') {
-    const { frames } = await rasterShape(bytes, detected.format, maxPixels);
-    const clean = await reencodeRaster(bytes, detected.format, frames, maxPixels);
+    const { frames } = await rasterShape(bytes, detected.format, budget.maxPixels);
+    const clean = await reencodeRaster(bytes, detected.format, frames, budget);
     return { ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format };
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
     const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
-    const { width, height } = await checkSvgRenders(clean, maxPixels);
+    const { width, height } = await checkSvgRenders(clean, budget);
     return { bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height };
   }
   const what = detected.kind === 'text' ? 'text (not an SVG document)' : detected.mime;

@@ -56,14 +56,17 @@ function offchainFailure(err: unknown): UpstreamError {
   // that is not a record. By name: the fetch errors come from another realm.
   const name = typeof err === 'object' && err !== null && 'name' in err ? String(err.name) : '';
   const unreachable = name === 'TypeError' || name === 'TimeoutError' || name === 'AbortError';
-  return new UpstreamError(
-    unreachable
-      ? `offchain subname service unreachable: ${message}`
-      : `offchain subname service answered an unexpected body: ${message.slice(0, 200)}`,
-    {
-      upstreamMessage: message.slice(0, 500),
-      upstreamCode: unreachable ? 'OFFCHAIN_UNREACHABLE' : 'BAD_BODY',
+  // Nothing answered: what failed in our words; the fetch error (host, socket code) stays in `cause`, for the logs.
+  if (unreachable) {
+    return new UpstreamError('offchain subname service unreachable', {
+      upstreamMessage: 'offchain subname service unreachable',
+      upstreamCode: 'OFFCHAIN_UNREACHABLE',
       cause: err,
-    },
-  );
+    });
+  }
+  return new UpstreamError(`offchain subname service answered an unexpected body: ${message.slice(0, 200)}`, {
+    upstreamMessage: message.slice(0, 500),
+    upstreamCode: 'BAD_BODY',
+    cause: err,
+  });
 }

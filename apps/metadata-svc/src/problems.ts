@@ -49,8 +49,8 @@ export const problems = defineProblems({
   },
   IMAGE_TOO_LARGE: {
     status: 413,
-    title: 'Image dimensions too large',
-    hint: 'The decoded image has more pixels than allowed (see detail); scale it down.',
+    title: 'Image too large to decode',
+    hint: 'The decoded image has more pixels than MAX_IMAGE_PIXELS, or decoding it takes longer than IMAGE_WORK_TIMEOUT_MS (see detail); scale it down or simplify it.',
   },
   INVALID_FILE_FORMAT: {
     status: 415,

@@ -1,5 +1,6 @@
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
+import type { ImageBudget } from './avatars/image-work';
 import { bundledFontFiles } from './fonts';
 
 export const IMAGE_SIZE = 270;
@@ -60,12 +61,16 @@ export function imageSvg(name: string, avatarPng?: Buffer): string {
 
 let fontFiles: string[] | undefined;
 
-/** Renders a name's image as a 270×270 PNG with the fonts bundled from npm (system fonts only as fallback). */
-export async function renderNameImage(name: string, avatar?: Buffer): Promise<Buffer> {
+/**
+ * Renders a name's image as a 270×270 PNG with the fonts bundled from npm (system fonts only as fallback). The
+ * avatar is scaled within `budget` (pixels and time); one that does not fit it falls back to the gradient.
+ */
+export async function renderNameImage(name: string, budget: ImageBudget, avatar?: Buffer): Promise<Buffer> {
   let avatarPng: Buffer | undefined;
   if (avatar) {
     try {
-      avatarPng = await sharp(avatar, { limitInputPixels: 100_000_000, animated: false })
+      avatarPng = await sharp(avatar, { limitInputPixels: budget.maxPixels, animated: false })
+        .timeout({ seconds: budget.timeoutSeconds })
         .resize(IMAGE_SIZE, IMAGE_SIZE, { fit: 'cover' })
         .png()
         .toBuffer();

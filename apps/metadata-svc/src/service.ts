@@ -29,7 +29,8 @@ import {
   type MetadataDb,
 } from './data/database';
 import type { NetworkAccess } from './ens-state';
-import { AvatarResolutions, createAvatars } from './avatars';
+import { AvatarResolutions, createAvatars } from './avatars/avatars';
+import { ImageWork, imageBudget } from './avatars/image-work';
 import { imageEventsTo, processPending, sweepOrphans } from './images';
 import { createOffchainClient } from './offchain-client';
 import { avatarRoutes } from './routes/avatar';
@@ -56,14 +57,19 @@ Choices where the contract is silent:
 - A message that lists Resources, or whose URI is under {PUBLIC_BASE_URL}/profile/, is bound: it must name the
   image of the request ({PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}) and, where its statement or a
   #fragment names one, the operation (upload or delete); otherwise 401 RESOURCE_MISMATCH. Bind every message.
-- Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS is 413
+- Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS (default
+  4096×4096, all frames together), or whose decode takes longer than IMAGE_WORK_TIMEOUT_MS, is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file
   is 400 MISSING_FILE, an empty one 400 EMPTY_FILE, an undecodable one 400 INVALID_IMAGE.
 - Rasters are re-encoded in their own format: EXIF (GPS), XMP, IPTC, ICC, comments and PNG text chunks of the file
   are never published; animated GIF/WebP stay animated; the pixel limit counts all frames.
 - SVG is sanitised with DOMPurify: scripts, event handlers, \`foreignObject\`, \`<style>\`, \`<use>\` and every reference
   outside the document (href other than #id, url() other than url(#id), @import) are removed — data: images inside
-  an SVG are dropped too, since a nested document could carry its own active content.
+  an SVG are dropped too, since a nested document could carry its own active content — and so are the filter
+  primitives whose render cost an attribute multiplies (feTurbulence, feConvolveMatrix, feMorphology).
+- Image budget: decodes, transforms and renders of fetched avatars and token images run at most
+  IMAGE_WORK_CONCURRENCY at once (IMAGE_WORK_QUEUE_MAX waiting; then 503 with Retry-After), each within
+  MAX_IMAGE_PIXELS and IMAGE_WORK_TIMEOUT_MS. Avatar transforms are a fixed set (see the avatar routes).
 - Images are served at their stable URL with ETag (content hash), Cache-Control: public, max-age=60,
   X-Content-Type-Options: nosniff and Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox.
 - Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker checks every
@@ -121,6 +127,8 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     ),
     tokenCache: new TokenCache(config.METADATA_CACHE_TTL_MS),
     avatarResolutions: new AvatarResolutions(),
+    imageBudget: imageBudget(config.MAX_IMAGE_PIXELS, config.IMAGE_WORK_TIMEOUT_MS),
+    imageWork: new ImageWork(config.IMAGE_WORK_CONCURRENCY, config.IMAGE_WORK_QUEUE_MAX),
   };
   new Gauge({
     name: 'pending_uploads',

@@ -1,5 +1,5 @@
 import { namehashFromTokenId } from '@nrp/ens';
-import type { Avatars } from './avatars';
+import type { Avatars } from './avatars/avatars';
 import type { MetadataContext } from './context';
 import { renderNameImage, TEMPLATE_VERSION } from './render';
 import { nameKeyOf, type RenderedImage } from './token-cache';
@@ -58,7 +58,9 @@ export async function tokenImage(
     if (!image) {
       const avatar = await avatars.sourceOf(found.network, found.name, 'avatar');
       const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
-      image = { etag, key, png: await cache.png(etag, () => renderNameImage(found.name, avatar?.bytes)) };
+      const render = () =>
+        ctx.imageWork.run(() => renderNameImage(found.name, ctx.imageBudget, avatar?.bytes));
+      image = { etag, key, png: await cache.png(etag, render) };
       cache.rememberImageOfName(image);
     }
     cache.rememberImageOfRequest(requestKey, image);

@@ -10,7 +10,7 @@ import {
 } from '@nrp/contracts';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
-import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars';
+import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars/variants';
 import { stableImageUrl } from '../src/images';
 import {
   png,
@@ -318,15 +318,15 @@ describe('records that give no image: 404 with a reason, never 5xx', () => {
     ['nosuchtoken', 'not-owned', /not owned by/],
     ['otherchain', 'unsupported-chain', /chain 5/],
     ['ftp', 'unsupported-scheme', /ftp:/],
-    ['loopback', 'url-refused', /private, loopback/],
+    ['loopback', 'url-refused', /not a public address/],
     ['localhost', 'url-refused', /loopback host/],
     ['plainhttp', 'url-refused', /only https/],
     ['hopback', 'url-refused', /127\.0\.0\.1:1/],
-    ['notfound', 'fetch-failed', /HTTP 404/],
+    ['notfound', 'fetch-failed', /gave no image/],
     ['html', 'not-an-image', /text/],
-    ['hugedeclared', 'too-large', /declares/],
-    ['hugestreamed', 'too-large', /more than 200000 bytes/],
-    ['slow', 'fetch-failed', new RegExp(`no answer within ${TIMEOUT_MS} ms`)],
+    ['hugedeclared', 'too-large', /larger than 200000 bytes/],
+    ['hugestreamed', 'too-large', /larger than 200000 bytes/],
+    ['slow', 'fetch-failed', /gave no image/],
   ])('%s → %s', async (label, reason, detail) => {
     const body = await problem(avatar(label), 404);
     expect(body).toMatchObject({ code: 'AVATAR_UNAVAILABLE', reason });
@@ -341,7 +341,16 @@ describe('records that give no image: 404 with a reason, never 5xx', () => {
     expect((await problem('/sepolia/avatar/bare.eth/meta', 404)).code).toBe('IMAGE_NOT_FOUND');
     expect((await problem('/goerli/avatar/bare.eth', 400)).code).toBe('INVALID_INPUT');
     expect((await problem('/sepolia/avatar/Not..Valid', 400)).code).toBe('INVALID_NAME');
-    for (const query of ['width=0', 'width=4096', 'height=abc', 'format=gif', 'fit=crop', 'size=64']) {
+    for (const query of [
+      'width=0',
+      'width=40',
+      'width=2048',
+      'width=4096',
+      'height=abc',
+      'format=gif',
+      'fit=crop',
+      'size=64',
+    ]) {
       expect((await problem(avatar('https', `?${query}`), 400)).code).toBe('INVALID_INPUT');
     }
   });
@@ -367,16 +376,16 @@ describe('transforms and cache headers', () => {
   });
 
   it('animated GIF stays animated as webp; png takes the first frame', async () => {
-    const webp = await binary(avatar('anim', '?width=24&format=webp'));
+    const webp = await binary(avatar('anim', '?width=32&format=webp'));
     expect((await sharp(webp.body as Buffer, { animated: true }).metadata()).pages).toBe(2);
-    const first = await binary(avatar('anim', '?width=24&format=png'));
+    const first = await binary(avatar('anim', '?width=32&format=png'));
     expect((await sharp(first.body as Buffer, { animated: true }).metadata()).pages ?? 1).toBe(1);
   });
 
   it('negotiates from Accept when no format is given (Vary: Accept)', async () => {
-    const webp = await binary(avatar('https', '?width=40'), { Accept: 'image/avif,image/webp,*/*' });
+    const webp = await binary(avatar('https', '?width=48'), { Accept: 'image/avif,image/webp,*/*' });
     expect([webp.headers['content-type'], webp.headers.vary]).toEqual(['image/webp', 'Accept']);
-    const avif = await binary(avatar('https', '?width=40'), { Accept: 'image/avif,*/*' });
+    const avif = await binary(avatar('https', '?width=48'), { Accept: 'image/avif,*/*' });
     expect(avif.headers['content-type']).toBe('image/avif');
     const plain = await binary(avatar('https'), { Accept: '*/*' });
     expect([plain.headers['content-type'], plain.headers.vary]).toEqual(['image/png', 'Accept']);
@@ -394,7 +403,7 @@ describe('transforms and cache headers', () => {
     const meta = (await request(h.service.app).get(avatar('https', '/meta')).expect(200)).body;
     expect(await h.service.context.blobs.list(`${AVATAR_SOURCE_PREFIX}${meta.sha256}`)).toHaveLength(1);
     expect(await h.service.context.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/`)).toContain(
-      `${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/16x_-cover.webp`,
+      `${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/w16-hauto-cover.webp`,
     );
     // The same bytes reached through another record share the stored transform and its ETag.
     const viaIpfs = await binary(avatar('ipfs', '?width=16&format=webp'));
@@ -422,7 +431,7 @@ describe('freshness and the token image', () => {
     expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/gif');
     await chain.ens.setText(name, 'avatar', `${remoteUrl}/red.png`);
     expect(
-      (await binary(`/sepolia/avatar/${name}?noCache=true&width=8&format=png`)).headers['content-type'],
+      (await binary(`/sepolia/avatar/${name}?noCache=true&width=16&format=png`)).headers['content-type'],
     ).toBe('image/png');
     const refreshed = await request(h.service.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
     expect(refreshed.body).toMatchObject({ record: `${remoteUrl}/red.png`, contentType: 'image/png' });

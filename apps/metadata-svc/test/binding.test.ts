@@ -5,7 +5,7 @@
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { imageSignInMessage } from '@nrp/client';
-import { signSignInMessage, type EnsChain } from '@nrp/testkit';
+import { buildSignInMessage, signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/images';
 import {
   imageRows,
@@ -110,6 +110,66 @@ describe('messages bound to one image', () => {
       .send(await bound('demo.eth', 'delete'))
       .expect(200);
     await request(app).get(path('demo.eth')).expect(404);
+  });
+
+  it('refuses a URI that reads as demo.eth but normalises to wrapped.eth (%2e%2e): 401, nothing deleted', async () => {
+    await upload(app, path('wrapped.eth'), 'avatar', image, await bound('wrapped.eth', 'upload')).expect(200);
+    const rowsBefore = await imageRows(h.db);
+    for (const disguised of [
+      `${BASE_URL}/profile/sepolia/demo.eth/%2e%2e/wrapped.eth/avatar`,
+      `${BASE_URL}/profile/sepolia/demo.eth/.%2E/wrapped.eth/avatar`,
+      `${BASE_URL}/profile/sepolia/demo.eth/../wrapped.eth/avatar`,
+      `${BASE_URL}/profile/sepolia/wrapped%2eeth/avatar`,
+    ]) {
+      const nonce = await issueNonce(app, alice.address, 'avatar+header');
+      const message = buildSignInMessage({
+        domain: DOMAIN,
+        address: alice.address,
+        statement: 'Delete the avatar of demo.eth.',
+        uri: disguised,
+        chainId: 11155111,
+        nonce,
+      });
+      const res = await request(app)
+        .delete(path('wrapped.eth'))
+        .send({
+          siweMessage: message,
+          siweSignature: await signSignInMessage(alice, message),
+          address: alice.address,
+        })
+        .expect(401)
+        .expect('Content-Type', /application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'RESOURCE_MISMATCH', status: 401 });
+      expect(res.body.detail).toMatch(/dot segments/);
+    }
+    expect(await imageRows(h.db)).toEqual(rowsBefore);
+    await request(app).get(path('wrapped.eth')).expect(200);
+  });
+
+  it("a message the grammar refuses without naming a line answers 401 without the parser's state", async () => {
+    const nonce = await issueNonce(app, alice.address, 'avatar+header');
+    const message = `${buildSignInMessage({
+      domain: DOMAIN,
+      address: alice.address,
+      statement: 'Delete my avatar.',
+      uri: url('wrapped.eth'),
+      chainId: 11155111,
+      nonce,
+    })}\nResources:\n- ${url('wrapped.eth')}/%`;
+    const res = await request(app)
+      .delete(path('wrapped.eth'))
+      .send({
+        siweMessage: message,
+        siweSignature: await signSignInMessage(alice, message),
+        address: alice.address,
+      })
+      .expect(401)
+      .expect('Content-Type', /application\/problem\+json/);
+    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expect(res.body.detail).toBe(
+      'The sign-in message does not parse as EIP-4361: the text does not follow the EIP-4361 grammar.',
+    );
+    expect(JSON.stringify(res.body)).not.toMatch(/state|maxMatched|success/);
   });
 
   it('lists RESOURCE_MISMATCH in /docs/errors and on the signed routes of the OpenAPI document', async () => {

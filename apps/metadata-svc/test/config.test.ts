@@ -42,15 +42,17 @@ describe('avatar fetching configuration', () => {
     });
   });
 
-  it('takes a comma-separated list of origins and refuses a value that is not a URL', () => {
+  it('takes a comma-separated list of exact origins and refuses a value that is not one', () => {
     expect(
       loadConfig(configSchema, {
         IMAGE_FETCH_ALLOWED_ORIGINS: 'http://127.0.0.1:8080, http://localhost:9000',
       }).IMAGE_FETCH_ALLOWED_ORIGINS,
     ).toEqual(['http://127.0.0.1:8080', 'http://localhost:9000']);
-    expect(() => loadConfig(configSchema, { IMAGE_FETCH_ALLOWED_ORIGINS: 'not an origin' })).toThrow(
-      /IMAGE_FETCH_ALLOWED_ORIGINS/,
-    );
+    for (const value of ['not an origin', 'http://127.0.0.1:8080/images', 'http://user@127.0.0.1:8080']) {
+      expect(() => loadConfig(configSchema, { IMAGE_FETCH_ALLOWED_ORIGINS: value })).toThrow(
+        /IMAGE_FETCH_ALLOWED_ORIGINS/,
+      );
+    }
     expect(() => loadConfig(configSchema, { IPFS_GATEWAY_URL: 'ipfs.io' })).toThrow(/IPFS_GATEWAY_URL/);
   });
 });

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { woffToSfnt, WoffError } from '../src/fonts';
 import { looksLikeSvg, sanitizeSvg } from '../src/image-validation';
 import { blobKeyTime, newBlobKey, recordPointsAt, stableImageUrl } from '../src/images';
+import { imageBudget } from '../src/avatars/image-work';
 import { fontSizeFor, renderNameImage, shortenName } from '../src/render';
 import { sniffType } from '../src/sniff';
 import { characterSet, decodeFuses, wrapperState } from '../src/token-metadata';
@@ -115,7 +116,7 @@ describe('rendering', () => {
   it('draws emoji glyphs (the bundled Noto Emoji font), not blanks', async () => {
     const pixels = async (name: string) =>
       (
-        await sharp(await renderNameImage(name))
+        await sharp(await renderNameImage(name, imageBudget(1e6, 5000)))
           .raw()
           .toBuffer()
       ).toString('base64');

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { checkOutboundUrl } from '@nrp/chain';
+import { OutboundUrlRefusedError, outboundRequest, outboundUrlRefusal } from '@nrp/chain';
 import {
   WEBHOOK_LIMITS,
   type CreatedWebhook,
@@ -69,9 +69,13 @@ export function retryDelayMs(attempt: number, baseMs: number, random: () => numb
   return Math.round(exponential / 2 + (random() * exponential) / 2);
 }
 
-/** Why the policy refuses `url` (https and public addresses, unless its origin is allowed), or null. */
-export function webhookUrlRefusal(url: string, settings: WebhookSettings): Promise<string | null> {
-  return checkOutboundUrl(url, { allowedOrigins: settings.allowedOrigins });
+/**
+ * Why the URL policy refuses `url` from its text (https, not localhost, a literal IP public), or null. A host
+ * name's addresses are checked when a delivery connects (DNS pinned to public addresses), so no answer ever
+ * carries what a name resolves to.
+ */
+export function webhookUrlRefusal(url: string, settings: WebhookSettings): string | null {
+  return outboundUrlRefusal(url, { allowedOrigins: settings.allowedOrigins });
 }
 
 /** Subscribes the key to `events` at `url` (checked by the URL policy); the secret is returned only here. */
@@ -81,7 +85,7 @@ export async function createWebhook(
   apiKey: ApiKeyRow,
   input: { url: string; events: WebhookEventType[] },
 ): Promise<CreatedWebhook> {
-  const refusal = await webhookUrlRefusal(input.url, settings);
+  const refusal = webhookUrlRefusal(input.url, settings);
   if (refusal !== null) {
     throw new ProblemError(offchainProblems.INVALID_WEBHOOK_URL, `The webhook URL is refused: ${refusal}.`, {
       errors: [{ path: 'body.url', message: refusal }],
@@ -171,9 +175,6 @@ async function attemptDelivery(settings: WebhookSettings, attempt: ClaimedAttemp
     error,
     retryInMs: retryDelayMs(attempt.attempt, settings.retryBaseMs),
   });
-  // Checked at every attempt: the host's addresses may have changed since the webhook was created.
-  const refusal = await webhookUrlRefusal(attempt.url, settings);
-  if (refusal !== null) return failed(null, `URL refused: ${refusal}`);
   const body = JSON.stringify({
     type: attempt.type,
     timestamp: attempt.occurredAt.toISOString(),
@@ -181,10 +182,12 @@ async function attemptDelivery(settings: WebhookSettings, attempt: ClaimedAttemp
   });
   const timestamp = Math.floor(Date.now() / 1000);
   try {
-    const response = await fetch(attempt.url, {
+    // The URL policy again at every attempt, and the receiver's addresses checked as the socket connects.
+    const response = await outboundRequest(attempt.url, {
       method: 'POST',
-      redirect: 'manual',
+      policy: { allowedOrigins: settings.allowedOrigins },
       signal: AbortSignal.timeout(settings.timeoutMs),
+      maxBytes: 0,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'nrp-offchain-webhooks/1',
@@ -194,12 +197,12 @@ async function attemptDelivery(settings: WebhookSettings, attempt: ClaimedAttemp
       },
       body,
     });
-    await response.body?.cancel();
     if (response.status >= 200 && response.status < 300)
       return { delivered: true, statusCode: response.status };
     return failed(response.status, `the receiver answered ${response.status}`);
   } catch (err) {
-    return failed(null, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    // One wording for a refused address, a closed port, a reset and a time-out: the delivery log is an answer.
+    return failed(null, err instanceof OutboundUrlRefusedError ? err.message : 'the receiver gave no answer');
   }
 }
 

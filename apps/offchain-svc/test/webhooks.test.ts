@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { hashApiKey } from '@nrp/auth';
@@ -109,11 +110,18 @@ describe('webhooks', () => {
 
   it.each([
     ['http://hooks.example.com/nrp', /only https/],
-    ['https://127.0.0.1/hook', /private, loopback/],
+    ['https://127.0.0.1/hook', /not a public address/],
     ['https://localhost:8443/hook', /loopback host/],
-    ['https://169.254.169.254/latest/meta-data', /private, loopback/],
-    ['https://[::1]/hook', /private, loopback/],
-    ['https://10.0.0.7/hook', /private, loopback/],
+    ['https://169.254.169.254/latest/meta-data', /not a public address/],
+    ['https://[::1]/hook', /not a public address/],
+    ['https://10.0.0.7/hook', /not a public address/],
+    ['https://192.0.2.2:4001/hook', /192\.0\.2\.2 is not a public address/],
+    ['https://198.51.100.7/hook', /not a public address/],
+    ['https://203.0.113.9/hook', /not a public address/],
+    ['https://[::127.0.0.1]/hook', /not a public address/],
+    ['https://[::ffff:0:127.0.0.1]/hook', /not a public address/],
+    ['https://[64:ff9b::127.0.0.1]/hook', /not a public address/],
+    ['https://[fec0::1]/hook', /not a public address/],
     ['not a url', /not a valid URL/],
     [`${'http://127.0.0.1:1'}/hook`, /only https/], // loopback on a port that is not a configured origin
   ])('refuses the webhook URL %s (400 INVALID_WEBHOOK_URL)', async (url, reason) => {
@@ -126,6 +134,35 @@ describe('webhooks', () => {
     expect(res.body.code).toBe('INVALID_WEBHOOK_URL');
     expect(res.body.errors).toEqual([{ path: 'body.url', message: expect.stringMatching(reason) }]);
     expect((await request(svc.app).get('/api/v1/webhooks').set('x-auth-token', key)).body.items).toEqual([]);
+  });
+
+  it('a host name resolving to a private address: accepted, never reached, and its addresses are never said', async () => {
+    // This machine's host name resolves to one of its own, non-public addresses (the receiver listens on one).
+    const port = new URL(receiver.origin).port;
+    const res = await request(svc.app)
+      .post('/api/v1/webhooks')
+      .set('x-auth-token', key)
+      .send({ url: `https://${hostname()}:${port}/hooks/nrp`, events: ['subname.created'] });
+    expect(res.status).toBe(201);
+    const hook = res.body as Subscribed;
+    await request(svc.app)
+      .post('/api/v1/subnames')
+      .set('x-auth-token', key)
+      .send({ parentName: 'hooks.eth', label: 'rebound' })
+      .expect(201);
+    let items: Array<{ attempts: number; lastError: string | null; lastStatusCode: number | null }> = [];
+    await until(async () => {
+      const listed = await request(svc.app)
+        .get(`/api/v1/webhooks/${hook.id}/deliveries`)
+        .set('x-auth-token', key);
+      items = listed.body.items;
+      return typeof items[0]?.lastError === 'string';
+    }, 'a failed attempt recorded');
+    expect(items[0]).toMatchObject({ lastStatusCode: null, lastError: 'the receiver gave no answer' });
+    expect(JSON.stringify([res.body, items])).not.toMatch(/resolves|127\.0\.0\.1|::1|ECONN|ERR_/);
+    expect(receiver.received).toEqual([]);
+    await request(svc.app).delete(`/api/v1/webhooks/${hook.id}`).set('x-auth-token', key).expect(204);
+    await request(svc.app).delete('/api/v1/subnames/rebound.hooks.eth').set('x-auth-token', key).expect(204);
   });
 
   it('refuses unknown or missing event names, a missing key and a bad id', async () => {

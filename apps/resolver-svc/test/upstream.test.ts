@@ -40,8 +40,11 @@ describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang',
       fx.env({ SEPOLIA_RPC_URL: anvil.rpcUrl, CACHE_REDIS_PREFIX: `down${Date.now()}:` }),
     );
     try {
-      const upstream = expectUpstreamProblem(await request(down.app).get('/ens/v2/profile/alice.eth'));
-      expect(upstream).toEqual({ code: 'ECONNREFUSED', message: expect.stringContaining('ECONNREFUSED') });
+      const refused = await request(down.app).get('/ens/v2/profile/alice.eth');
+      const upstream = expectUpstreamProblem(refused);
+      // Nothing answered: which dependency failed, in our words; the socket code and address go to the logs.
+      expect(upstream).toEqual({ code: 'UNREACHABLE', message: 'RPC node for sepolia unreachable' });
+      expect(JSON.stringify(refused.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|:\d{4,5}\b/);
       expectUpstreamProblem(await request(down.app).get(`/ens/v2/reverse/${fx.accounts.alice}/profile`));
       expectUpstreamProblem(await request(down.app).get('/ens/v2/addresses/alice.eth'));
       expectUpstreamProblem(await request(down.app).get('/ens/v2/texts/alice.eth'));
@@ -69,6 +72,23 @@ describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang',
       expect(ready.body.checks['rpc:sepolia']).not.toBe('ok');
     } finally {
       await down.close();
+    }
+  });
+
+  it('an RPC host name that does not resolve: 502 naming the RPC node, never the host or getaddrinfo', async () => {
+    const unknown = await startResolverService(
+      fx.env({ SEPOLIA_RPC_URL: 'http://rpc-host.invalid:8545', CACHE_REDIS_PREFIX: `dns${Date.now()}:` }),
+    );
+    try {
+      const res = await request(unknown.app).get('/ens/v2/profile/alice.eth');
+      expect(expectUpstreamProblem(res)).toEqual({
+        code: 'UNREACHABLE',
+        message: 'RPC node for sepolia unreachable',
+      });
+      expect(res.body.detail).toMatch(/RPC node for sepolia unreachable$/);
+      expect(JSON.stringify(res.body)).not.toMatch(/rpc-host|getaddrinfo|ENOTFOUND|EAI_AGAIN/);
+    } finally {
+      await unknown.close();
     }
   });
 

@@ -117,19 +117,21 @@ export const imageParamsSchema = z.object({
   name: ensName({ min: 1, max: 255 }),
 });
 
-/** Largest width or height a transform may ask for (px); larger screens get the original. */
-export const MAX_TRANSFORM_DIMENSION = 2048;
+/**
+ * The widths and heights a transform may ask for (px): a fixed set, so the variants of one image are a fixed set too
+ * and query strings cannot grow blob storage. The original (no width or height) serves larger screens.
+ */
+export const TRANSFORM_SIZES = [16, 32, 48, 64, 96, 128, 256, 512, 1024] as const;
+export const MAX_TRANSFORM_DIMENSION = TRANSFORM_SIZES[TRANSFORM_SIZES.length - 1];
 export const TRANSFORM_FITS = ['cover', 'contain', 'inside', 'outside', 'fill'] as const;
 export const OUTPUT_FORMATS = ['webp', 'avif', 'png', 'jpeg'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-const dimension = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_TRANSFORM_DIMENSION)
+const dimension = z
+  .enum(TRANSFORM_SIZES.map(String) as [string, ...string[]])
+  .transform(Number)
   .optional()
-  .describe(`Pixels, 1 to ${MAX_TRANSFORM_DIMENSION}`);
+  .describe(`Pixels, one of ${TRANSFORM_SIZES.join(', ')}`);
 
 const noCache = queryBoolean
   .optional()

@@ -17,20 +17,40 @@ export interface SignInBinding {
 const OPERATION = /^[a-z]+$/;
 
 interface ParsedUrl {
-  /** Origin, decoded path without a trailing slash, and query: what two URLs of one resource share. */
+  /** Origin, decoded path without a trailing slash, and query, after WHATWG URL normalisation. */
   target: string;
   /** The fragment without `#`, lower-case; '' when there is none. */
   fragment: string;
 }
 
-function parseUrl(value: string): ParsedUrl | undefined {
+/**
+ * A dot segment (`.`, `..`) or an encoded dot or slash (`%2e`, `%2f`, `%5c`) in the path: WHATWG URL normalisation
+ * resolves `%2e%2e` like `..`, so `…/demo.eth/%2e%2e/wrapped.eth/avatar` reads as demo.eth and names wrapped.eth.
+ */
+const AMBIGUOUS_PATH = /%2e|%2f|%5c|[/\\]\.{1,2}(?=[/\\]|$)/i;
+
+function pathOf(raw: string): string {
+  const withoutQuery = raw.split(/[?#]/)[0] ?? '';
+  const authority = /^[a-z][a-z0-9+.-]*:[/\\]{2}[^/\\]*/i.exec(withoutQuery)?.[0] ?? '';
+  return withoutQuery.slice(authority.length);
+}
+
+/** The URL normalised (WHATWG), or undefined when it does not parse; `ambiguous` when its path must be refused. */
+function parseUrl(value: string): ParsedUrl | 'ambiguous' | undefined {
+  let url: URL;
   try {
-    const url = new URL(value);
-    const path = decodeURIComponent(url.pathname).replace(/\/+$/, '');
-    return { target: `${url.origin}${path}${url.search}`, fragment: url.hash.slice(1).toLowerCase() };
+    url = new URL(value);
   } catch {
     return undefined;
   }
+  if (AMBIGUOUS_PATH.test(pathOf(value.trim()))) return 'ambiguous';
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname).replace(/\/+$/, '');
+  } catch {
+    return 'ambiguous';
+  }
+  return { target: `${url.origin}${path}${url.search}`, fragment: url.hash.slice(1).toLowerCase() };
 }
 
 function mismatch(detail: string): never {
@@ -38,7 +58,9 @@ function mismatch(detail: string): never {
 }
 
 /**
- * The message's own binding, checked against the request it is used for. A message without `Resources` whose URI is
+ * The message's own binding, checked against the request it is used for. URIs are compared after WHATWG URL
+ * normalisation, and a URI or resource whose path has dot segments or encoded dots or slashes is refused whatever
+ * it names (it would read as one resource and name another). A message without `Resources` whose URI is
  * not under `binding.namespace` binds nothing (the contract's message layout has no resources) and passes. Otherwise:
  * a URI under the namespace must be the request's resource; when `Resources` are listed, one of them must be the
  * request's resource and none may be another resource under the namespace; a `#operation` fragment on the URI or a
@@ -48,7 +70,9 @@ function mismatch(detail: string): never {
 export function checkSignInBinding(message: SignInMessage, binding: SignInBinding): void {
   const expected = parseUrl(binding.resource);
   const namespace = parseUrl(binding.namespace);
-  if (!expected || !namespace) throw new RangeError('the binding needs absolute resource and namespace URLs');
+  if (typeof expected !== 'object' || typeof namespace !== 'object') {
+    throw new RangeError('the binding needs absolute resource and namespace URLs without dot segments');
+  }
   if (
     !binding.operations.includes(binding.operation) ||
     !binding.operations.every((op) => OPERATION.test(op))
@@ -62,9 +86,22 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
       mismatch(`The message's ${field} names the operation "${url.fragment}", not "${binding.operation}".`);
     }
   };
+  const parsed = (value: string, field: string): ParsedUrl | undefined => {
+    const url = parseUrl(value);
+    if (url === 'ambiguous') {
+      mismatch(
+        `The message's ${field} ${value} has dot segments or encoded dots or slashes in its path: ` +
+          'write the path as it is meant, without them.',
+      );
+    }
+    return url;
+  };
 
-  const uri = parseUrl(message.uri);
-  const resources = message.resources ?? [];
+  const uri = parsed(message.uri, 'URI');
+  const resources = (message.resources ?? []).map((resource) => ({
+    resource,
+    url: parsed(resource, 'resource'),
+  }));
   const uriBinds = uri !== undefined && underNamespace(uri);
   if (!uriBinds && resources.length === 0) return;
 
@@ -74,8 +111,7 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
   }
   if (resources.length > 0) {
     let named = false;
-    for (const resource of resources) {
-      const url = parseUrl(resource);
+    for (const { resource, url } of resources) {
       if (!url) continue;
       if (sameResource(url)) {
         checkOperation(url, 'resource');

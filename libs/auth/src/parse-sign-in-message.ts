@@ -38,6 +38,18 @@ function toDate(field: string, value: string | undefined): Date | undefined {
 }
 
 /**
+ * What the grammar parser says is wrong, in a form fit for an answer: its first line when that names a line of
+ * the message (`line 2: invalid EIP-55 address - 0x...`); otherwise (the parser's state object, `Invalid message:
+ * {"success":false,"state":101,...}`) only that the message does not follow the grammar.
+ */
+function parserReason(err: unknown): string {
+  const first = (err instanceof Error ? err.message : '').split('\n')[0]?.trim() ?? '';
+  if (/^(line \d+: |invalid message: max line number was \d+$)/i.test(first) && !/[{}]/.test(first))
+    return first;
+  return 'the text does not follow the EIP-4361 grammar.';
+}
+
+/**
  * Parses the message with the EIP-4361 ABNF grammar (the `siwe` package's parser), which also requires an
  * EIP-55 checksummed address. Throws INVALID_SIGNATURE, with a detail saying the message does not parse.
  */
@@ -49,9 +61,7 @@ export function parseSignInMessage(message: string): SignInMessage {
   try {
     parsed = new SiweMessage(message);
   } catch (err) {
-    // The parser's first line says what is wrong (e.g. "line 2: invalid EIP-55 address - 0x..."); the rest is parser state.
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0]?.trim();
-    throw notParsed(reason || 'unknown parser error.');
+    throw notParsed(parserReason(err));
   }
   const issuedAt = toDate('Issued At', parsed.issuedAt);
   if (!issuedAt) throw notParsed('Issued At is missing.');

@@ -81,12 +81,34 @@ describe('checkSignInBinding', () => {
       { resources: [wrappedAvatar] },
       { resources: [`${wrappedAvatar}#delete`, 'https://app.example.com/terms'] },
       { uri: wrappedAvatar, statement: 'Manage my profile images.' },
-      // Percent-encoded and with a trailing slash it is the same URL.
-      { resources: [`${BASE}/profile/sepolia/wrapped%2Eeth/avatar/`] },
+      // With a trailing slash it is the same URL.
+      { resources: [`${wrappedAvatar}/`] },
       { resources: [wrappedAvatar], statement: 'Upload or delete the avatar of wrapped.eth.' },
     ]) {
       expect(() => checkSignInBinding(message(accepted), binding())).not.toThrow();
     }
+  });
+
+  it('refuses dot segments and encoded dots or slashes in a URI or resource, whatever they resolve to', () => {
+    for (const path of [
+      '/profile/sepolia/demo.eth/%2e%2e/wrapped.eth/avatar',
+      '/profile/sepolia/demo.eth/%2E./wrapped.eth/avatar',
+      '/profile/sepolia/demo.eth/../wrapped.eth/avatar',
+      '/profile/sepolia/./wrapped.eth/avatar',
+      '/profile/sepolia/wrapped%2Eeth/avatar',
+      '/profile/sepolia/demo.eth%2F..%2Fwrapped.eth/avatar',
+    ]) {
+      expect(refusal({ uri: `${BASE}${path}` })).toMatch(/dot segments/);
+      expect(refusal({ resources: [`${BASE}${path}`] })).toMatch(/dot segments/);
+      // Even outside the namespace: the message must read as what it names.
+      expect(refusal({ uri: `https://app.example.com${path}` })).toMatch(/dot segments/);
+    }
+    // A percent sign that decodes to nothing is refused too (the grammar parser refuses it in Resources).
+    expect(refusal({ uri: `${BASE}/profile/sepolia/wrapped.eth/avatar/%` })).toMatch(/dot segments/);
+    // Dots inside a segment are fine.
+    expect(() => checkSignInBinding(message({ uri: wrappedAvatar }), binding())).not.toThrow();
+    // In the query they are not path segments (the query makes it another resource, refused as such).
+    expect(refusal({ resources: [`${wrappedAvatar}?v=..`] })).not.toMatch(/dot segments/);
   });
 
   it('refuses a message naming this image and another one of the service', () => {

@@ -1,5 +1,6 @@
 import { isCallException, type Interface, type Provider } from 'ethers';
 import { toUpstreamError, type UpstreamError } from './errors';
+import { ChainProvider } from './provider';
 
 /** One read of a contract: `fn(...args)` of `abi` on `to`. */
 export interface ViewCall {
@@ -55,10 +56,14 @@ export async function callView<T extends readonly unknown[]>(
     if (isCallException(err)) {
       return new NoValue(typeof err.data === 'string' ? err.data : '0x', err, call);
     }
-    throw toUpstreamError(call.context, err);
+    throw toUpstreamError(call.context, err, rpcNodeOf(provider));
   }
   try {
-    return call.abi.decodeFunctionResult(call.fn, raw) as unknown as T;
+    const result = call.abi.decodeFunctionResult(call.fn, raw);
+    // ethers defers some decoding errors (a string that is not UTF-8, a length past the data) until the value is
+    // read: reading every value here makes them a NoValue instead of an exception in the caller.
+    result.toArray(true);
+    return result as unknown as T;
   } catch (err) {
     return new NoValue(undefined, err, call);
   }
@@ -73,4 +78,9 @@ export async function readView<T extends readonly unknown[]>(provider: Provider,
   const answer = await callView<T>(provider, call);
   if (answer instanceof NoValue) throw answer.toUpstreamError();
   return answer;
+}
+
+/** `RPC node for sepolia`: the dependency a failed call names when nothing answered. */
+function rpcNodeOf(provider: Provider): string {
+  return provider instanceof ChainProvider ? `RPC node for ${provider.config.name}` : 'RPC node';
 }

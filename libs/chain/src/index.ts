@@ -24,13 +24,25 @@ export { createNetworkProviders, type NetworkProviders } from './network-provide
 export { NoValue, callView, readView, type ViewCall } from './call-view';
 export { observeRpcCalls, type RpcCall, type RpcOutcome } from './rpc-calls';
 export {
-  outboundUrlRefusal,
-  checkOutboundUrl,
-  isPrivateAddress,
+  NON_PUBLIC_ADDRESS,
+  isAllowedOrigin,
+  isPublicAddress,
   normaliseOrigin,
   originListSchema,
+  outboundUrlRefusal,
+  publicOnlyLookup,
   type OutboundUrlPolicy,
 } from './outbound-url-policy';
+export {
+  OUTBOUND_JSON_MAX_DEPTH,
+  OutboundNoAnswerError,
+  OutboundTooLargeError,
+  OutboundUrlRefusedError,
+  outboundRequest,
+  parseOutboundJson,
+  type OutboundAnswer,
+  type OutboundRequest,
+} from './outbound-request';
 export {
   classifyResolveSlot,
   classifyRevert,

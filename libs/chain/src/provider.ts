@@ -1,15 +1,10 @@
 import { AbiCoder, EnsPlugin, FetchRequest, JsonRpcProvider, Network, makeError } from 'ethers';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { batchGatewayInterface } from './abis';
 import { withDeadline } from './deadline';
-import { CcipReadUrlRefusedError } from './errors';
-import { checkOutboundUrl } from './outbound-url-policy';
+import { CcipReadTimeoutError, CcipReadUrlRefusedError } from './errors';
+import { outboundRequest, parseOutboundJson, type OutboundAnswer } from './outbound-request';
+import { outboundUrlRefusal, type OutboundUrlPolicy } from './outbound-url-policy';
 import { LOCAL_BATCH_GATEWAY_URL, type NetworkConfig } from './networks';
-
-class TimeoutError extends Error {
-  readonly code = 'TIMEOUT';
-}
 
 type CcipTx = Parameters<JsonRpcProvider['ccipReadFetch']>[0];
 
@@ -46,20 +41,23 @@ export class ChainProvider extends JsonRpcProvider {
     if (this.disableCcipRead || urls.length === 0 || tx.to == null) return null;
     const sender = String(tx.to);
     const ms = this.config.rpcTimeoutMs;
+    // Aborted when the deadline passes, so no gateway request outlives the lookup.
+    const deadline = new AbortController();
     const lookup = async (): Promise<string | null> => {
-      if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata);
-      const answer = await this.requestGateway(sender, calldata, urls).catch((err: unknown) => {
-        throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
-      });
+      if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) return this.localBatchGateway(calldata, deadline.signal);
+      const answer = await this.requestGateway(sender, calldata, urls, deadline.signal).catch(
+        (err: unknown) => {
+          throw err instanceof GatewayFailure ? toOffchainFault(err, tx, urls) : err;
+        },
+      );
       if (calldata.slice(0, 10).toLowerCase() === BATCH_QUERY_SELECTOR)
         checkBatchAnswer(calldata, answer, tx);
       return answer;
     };
-    return withDeadline(
-      lookup(),
-      ms,
-      () => new TimeoutError(`CCIP-Read gateway did not answer within ${ms}ms`),
-    );
+    return withDeadline(lookup(), ms, () => {
+      deadline.abort();
+      return new CcipReadTimeoutError(`CCIP-Read gateway did not answer within ${ms}ms`);
+    });
   }
 
   /**
@@ -67,7 +65,7 @@ export class ChainProvider extends JsonRpcProvider {
    * (under the URL policy and timeouts), in parallel; a failed one answers `HttpError(status, message)` for an
    * HTTP failure, else `Error(message)`, so the universal resolver reports it for that lookup only.
    */
-  private async localBatchGateway(calldata: string): Promise<string> {
+  private async localBatchGateway(calldata: string, signal: AbortSignal): Promise<string> {
     const [queries] = batchGatewayInterface.decodeFunctionData('query', calldata) as unknown as [
       Array<[string, string[], string]>,
     ];
@@ -77,7 +75,7 @@ export class ChainProvider extends JsonRpcProvider {
           if (urls.includes(LOCAL_BATCH_GATEWAY_URL)) {
             throw new GatewayFailure(undefined, 'nested local batch gateway requests are not followed');
           }
-          return [false, await this.requestGateway(sender, data, urls)];
+          return [false, await this.requestGateway(sender, data, urls, signal)];
         } catch (err) {
           return [true, encodeGatewayError(err)];
         }
@@ -90,90 +88,94 @@ export class ChainProvider extends JsonRpcProvider {
   }
 
   /**
-   * One EIP-3668 request: each allowed URL in turn (GET when the template has `{data}`, else POST
-   * `{ data, sender }`); a 4xx ends the lookup, a 5xx or network error tries the next URL. Redirects are failures
-   * (they could lead to a host the policy refuses). No URL allowed: CcipReadUrlRefusedError.
+   * One EIP-3668 request: each URL the policy allows in turn (GET when the template has `{data}`, else POST
+   * `{ data, sender }`), through `outboundRequest` (DNS pinned to public addresses, at most GATEWAY_ANSWER_MAX_BYTES,
+   * JSON depth-bounded); a 4xx ends the lookup, a 5xx, a redirect (never followed) or no answer tries the next URL.
+   * No URL allowed: CcipReadUrlRefusedError. Failures are described in our words (`no answer`, `HTTP 503`, the
+   * gateway's own message), never with a socket code or an address; the raw errors are the failure's `cause`.
    */
-  private async requestGateway(sender: string, calldata: string, urls: readonly string[]): Promise<string> {
-    const allowed = await this.allowedUrls(urls);
+  private async requestGateway(
+    sender: string,
+    calldata: string,
+    urls: readonly string[],
+    signal: AbortSignal,
+  ): Promise<string> {
+    const policy = { allowedOrigins: this.config.ccipReadAllowedOrigins };
+    const allowed = allowedUrls(urls, policy);
     const data = calldata.toLowerCase();
     const senderHex = sender.toLowerCase();
     const failures: string[] = [];
+    const causes: unknown[] = [];
     let lastStatus: number | undefined;
     for (const url of allowed) {
-      const request = new FetchRequest(url.replace('{sender}', senderHex).replace('{data}', data));
-      request.timeout = this.config.rpcTimeoutMs;
-      if (!url.includes('{data}')) request.body = { data, sender: senderHex };
-      const defaultGetUrl = FetchRequest.createGetUrlFunc({
-        agent: request.url.startsWith('https:') ? gatewayAgents.https : gatewayAgents.http,
-      });
-      request.getUrlFunc = async (req, signal) => {
-        const response = await defaultGetUrl(req, signal);
-        if (response.statusCode >= 300 && response.statusCode < 400) {
-          throw new Error(`redirect to ${String(response.headers.location)} not followed`);
-        }
-        return response;
-      };
-      let status: number;
+      const post = !url.includes('{data}');
+      let answer: OutboundAnswer;
+      try {
+        answer = await outboundRequest(url.replace('{sender}', senderHex).replace('{data}', data), {
+          method: post ? 'POST' : 'GET',
+          headers: { accept: 'application/json', ...(post ? { 'content-type': 'application/json' } : {}) },
+          ...(post ? { body: JSON.stringify({ data, sender: senderHex }) } : {}),
+          policy,
+          signal,
+          maxBytes: GATEWAY_ANSWER_MAX_BYTES,
+        });
+      } catch (err) {
+        failures.push(err instanceof Error ? err.message : 'no answer');
+        causes.push(err);
+        continue;
+      }
+      const { status } = answer;
+      if (status >= 300 && status < 400) {
+        failures.push(`HTTP ${status}: redirect not followed`);
+        continue;
+      }
       let body: unknown;
       try {
-        const response = await request.send();
-        status = response.statusCode;
-        try {
-          body = response.bodyJson;
-        } catch {
-          body = undefined;
-        }
-      } catch (err) {
-        failures.push(err instanceof Error ? err.message : String(err));
-        continue;
+        body = parseOutboundJson(answer.body);
+      } catch {
+        body = undefined;
       }
       if (status < 300 && typeof body === 'object' && body !== null && 'data' in body) {
         if (typeof body.data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(body.data)) return body.data;
       }
       const message = messageOf(body) ?? (status < 300 ? 'answer without hex data' : `HTTP ${status}`);
       lastStatus = status < 300 ? undefined : status;
-      if (status >= 400 && status < 500) throw new GatewayFailure(status, message);
+      if (status >= 400 && status < 500) throw new GatewayFailure(status, message, causes);
       failures.push(message);
     }
-    throw new GatewayFailure(lastStatus, failures.join('; '));
+    throw new GatewayFailure(lastStatus, failures.join('; '), causes);
   }
+}
 
-  private async allowedUrls(urls: readonly string[]): Promise<string[]> {
-    const policy = { allowedOrigins: this.config.ccipReadAllowedOrigins };
-    const allowed: string[] = [];
-    const refused: string[] = [];
-    for (const url of urls) {
-      const refusal = await checkOutboundUrl(url, policy);
-      if (refusal === null) allowed.push(url);
-      else refused.push(`${url} (${refusal})`);
-    }
-    if (allowed.length === 0) {
-      throw new CcipReadUrlRefusedError(`CCIP-Read gateway URL refused: ${refused.join('; ')}`);
-    }
-    return allowed;
+/** A gateway's JSON answer larger than this is a failed request (EIP-3668 answers are a few KB). */
+export const GATEWAY_ANSWER_MAX_BYTES = 1024 * 1024;
+
+/** The URLs the policy allows from their text; none: CcipReadUrlRefusedError naming each with its reason. */
+function allowedUrls(urls: readonly string[], policy: OutboundUrlPolicy): string[] {
+  const allowed: string[] = [];
+  const refused: string[] = [];
+  for (const url of urls) {
+    const refusal = outboundUrlRefusal(url, policy);
+    if (refusal === null) allowed.push(url);
+    else refused.push(`${url} (${refusal})`);
   }
+  if (allowed.length === 0) {
+    throw new CcipReadUrlRefusedError(`CCIP-Read gateway URL refused: ${refused.join('; ')}`);
+  }
+  return allowed;
 }
 
 const BATCH_QUERY_SELECTOR = batchGatewayInterface.getFunction('query')?.selector ?? '0xa780bab6';
 const ERROR_STRING_SELECTOR = '0x08c379a0';
-
-/**
- * Connection pools of the gateway requests. An idle keep-alive socket is dropped after 2 s, before the usual 5 s
- * keep-alive timeout of a server could close it just as a request reuses it (ECONNRESET under bursts).
- */
-const gatewayAgents = {
-  http: new HttpAgent({ keepAlive: true, timeout: 2_000 }),
-  https: new HttpsAgent({ keepAlive: true, timeout: 2_000 }),
-};
 
 /** A gateway request failed: the last HTTP status when there was one, and what each URL answered. */
 class GatewayFailure extends Error {
   constructor(
     readonly status: number | undefined,
     message: string,
+    causes: unknown[] = [],
   ) {
-    super(message);
+    super(message, causes.length > 0 ? { cause: causes.length === 1 ? causes[0] : causes } : undefined);
   }
 }
 
@@ -193,6 +195,7 @@ function toOffchainFault(failure: GatewayFailure, tx: CcipTx, urls: string[]): E
       reason: '404_MISSING_RESOURCE',
       transaction: tx,
       info: { url: urls.join(', '), errorMessage: failure.message },
+      cause: failure,
     });
   }
   return makeError(
@@ -202,6 +205,7 @@ function toOffchainFault(failure: GatewayFailure, tx: CcipTx, urls: string[]): E
       reason: '500_SERVER_ERROR',
       transaction: tx,
       info: { urls, errorMessages: [failure.message] },
+      cause: failure,
     },
   );
 }

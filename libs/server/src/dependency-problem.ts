@@ -12,7 +12,9 @@ export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 /** How every service answers when a dependency fails: the end of each service's OpenAPI description. */
 export const DEPENDENCY_FAILURES_DESCRIPTION = `**When a dependency fails.** An RPC node, CCIP-Read gateway or peer \
 service that fails answers 502 \`UPSTREAM_ERROR\` whose \`upstream\` member holds the upstream's own \`message\` and \
-\`code\` (the node's JSON-RPC error code when it answered one, else a code such as TIMEOUT or ECONNREFUSED). A \
+\`code\` (the node's JSON-RPC error code when it answered one). When nothing answered (DNS, connection, TLS, \
+time-out) \`message\` says which dependency failed in our words (\`RPC node for sepolia unreachable\`) and \`code\` is \
+UNREACHABLE or TIMEOUT: host names, addresses, ports and socket codes go to the logs only. A \
 database or blob storage that is unreachable or shutting down answers 503 \`SERVICE_UNAVAILABLE\` with \
 \`Retry-After: ${DEPENDENCY_RETRY_AFTER_SECONDS}\` (seconds), and \`/ready\` fails meanwhile; the service \
 reconnects by itself when it is back. While Redis is down, rate limits count per replica and caches per process.`;
@@ -47,13 +49,13 @@ function unavailable(detail: string, cause: unknown): ProblemError {
 
 /**
  * The upstream's own message and code: the node's JSON-RPC error when it answered one (e.g. -32000 and its
- * message), else the UpstreamError's (ethers code such as TIMEOUT or SERVER_ERROR, a gateway or revert reason),
- * else the first code down its cause chain (a socket's ECONNREFUSED).
+ * message), else the UpstreamError's (ethers code such as SERVER_ERROR, a gateway or revert reason, or UNREACHABLE /
+ * TIMEOUT in our words when nothing answered). Never a code found deeper in the cause chain (a socket's).
  */
 export function upstreamDetail(err: UpstreamError): UpstreamDetail {
   const rpc = jsonRpcError(err.cause);
   if (rpc) return rpc;
-  return { message: err.upstreamMessage, code: err.upstreamCode ?? causeCode(err.cause) ?? null };
+  return { message: err.upstreamMessage, code: err.upstreamCode ?? null };
 }
 
 /** The JSON-RPC error object an RPC node answered (not a revert), when ethers kept it (`info.error` or `error`). */
@@ -66,20 +68,6 @@ function jsonRpcError(cause: unknown): { code: number; message: string } | undef
     // A revert (error with data) is better described by the decoded revert the UpstreamError carries.
     if (typeof data === 'string' && data.length > 2) continue;
     if (typeof code === 'number' && typeof message === 'string') return { code, message };
-  }
-  return undefined;
-}
-
-/** The first string `code` down the cause chain, e.g. a socket's ECONNREFUSED under a fetch error. */
-function causeCode(cause: unknown): string | undefined {
-  for (
-    let current = cause, depth = 0;
-    typeof current === 'object' && current !== null && depth < 5;
-    depth++
-  ) {
-    const { code } = current as { code?: unknown };
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }

@@ -4,11 +4,14 @@ import {
   imageMetaSchema,
   imageParamsSchema,
   MAX_TRANSFORM_DIMENSION,
+  TRANSFORM_SIZES,
   transformQuerySchema,
 } from '@nrp/api';
 import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { Avatars } from '../avatars';
+import type { Avatars } from '../avatars/avatars';
+import { NFT_METADATA_MAX_BYTES, NFT_METADATA_MAX_DEPTH } from '../avatars/nft';
+import { STORED_VARIANTS_PER_IMAGE } from '../avatars/variants';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
 
@@ -39,14 +42,27 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         'ENSIP-12: https, ipfs:// / ipfs/ / bare CID and ipns:// (through IPFS_GATEWAY_URL), ar:// (through ' +
         'ARWEAVE_GATEWAY_URL), data:, and eip155:{chainId}/erc721|erc1155:{contract}/{tokenId} NFTs owned by the ' +
         "name's ETH address (ownerOf / balanceOf; tokenURI / uri with {id}; metadata image, image_url or " +
-        'image_data). The stable URL of an upload of this service is served from storage. Fetches: https to public ' +
-        'hosts only (DNS pinned to the checked address), at most 3 redirects, IMAGE_FETCH_TIMEOUT_MS and ' +
-        'IMAGE_FETCH_MAX_BYTES; the type comes from the bytes (jpeg, png, gif, webp, svg — SVG sanitised as for ' +
-        `uploads). Transforms: width and height 1–${MAX_TRANSFORM_DIMENSION} (never enlarged), fit ` +
-        'cover|contain|inside|outside|fill (default cover), format webp|avif|png|jpeg; without format the answer ' +
+        `image_data; the metadata JSON at most ${NFT_METADATA_MAX_BYTES} bytes and ${NFT_METADATA_MAX_DEPTH} ` +
+        'levels deep, checked before it is parsed; a tokenURI answer that does not decode is 404 fetch-failed). ' +
+        'The stable URL of an upload of this service is served from storage. Fetches: the outbound URL policy ' +
+        '(https; no localhost; no IANA special-purpose IPv4/IPv6 address, IPv4 embedded in IPv6 judged by the ' +
+        'embedded address; DNS pinned to the checked addresses), at most 3 redirects, IMAGE_FETCH_TIMEOUT_MS and ' +
+        'IMAGE_FETCH_MAX_BYTES; every failure to get an answer is one `fetch-failed` detail (a closed port, an ' +
+        'open one, an error status and a refused address look alike). The type comes from the bytes (jpeg, png, ' +
+        'gif, webp, svg — SVG sanitised as for uploads, without feTurbulence, feConvolveMatrix and feMorphology). ' +
+        '**Budget per image:** MAX_IMAGE_PIXELS decoded pixels (all frames; default 4096×4096, else 404 ' +
+        '`too-large`) and IMAGE_WORK_TIMEOUT_MS for one decode or transform (whole seconds; else 404 ' +
+        '`too-large`); decodes and transforms run at most IMAGE_WORK_CONCURRENCY at once per process with ' +
+        'IMAGE_WORK_QUEUE_MAX waiting, beyond which the answer is 503 SERVICE_UNAVAILABLE with `Retry-After: 1` ' +
+        `at once. **Transforms, a fixed set:** width and height each one of ${TRANSFORM_SIZES.join(', ')} ` +
+        `(px, at most ${MAX_TRANSFORM_DIMENSION}; never enlarged; anything else is 400), fit ` +
+        'cover|contain|inside|outside|fill (default cover; only with both width and height), format ' +
+        'webp|avif|png|jpeg; without format the answer ' +
         'is negotiated from Accept (webp, then avif, else the source format; an unsized SVG stays SVG) with ' +
         '`Vary: Accept`. Animated GIF/WebP stay animated as webp (or gif); png, jpeg and avif take the first frame. ' +
-        'Results are stored by (source sha256, transform) and served with a strong ETag and ' +
+        `At most ${STORED_VARIANTS_PER_IMAGE} results per source image are kept in blob storage (by source ` +
+        'sha256 and transform); further variants are computed and kept in process memory only. Answers carry a ' +
+        'strong ETag and ' +
         `\`Cache-Control: ${cacheControl}\`. Freshness: a name's record is read again at most ` +
         'AVATAR_CACHE_TTL_MS after the previous read (an upload applies at once on the replica that took it, ' +
         'after at most AVATAR_CACHE_TTL_MS on the others), so a changed record shows after at most that long here, ' +

@@ -101,7 +101,7 @@ function routesFor(
       rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
-        const image = await validateImage(uploadedBytes(req.file), ctx.config.MAX_IMAGE_PIXELS);
+        const image = await validateImage(uploadedBytes(req.file), ctx.imageBudget);
         const target = { network: params.network, name: params.subname, kind };
         const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {

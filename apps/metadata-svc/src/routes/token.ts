@@ -1,7 +1,7 @@
 import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import type { Avatars } from '../avatars';
+import type { Avatars } from '../avatars/avatars';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
 import { tokenImage, tokenMetadata } from '../tokens';
@@ -48,7 +48,10 @@ export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefini
         'A 270×270 PNG rendered from an SVG template: the name (long names shortened in the middle, emoji drawn ' +
         'with the Noto Emoji font bundled from npm) over a gradient, or over the resolved avatar of the name (any ' +
         'ENSIP-12 kind, as `/{network}/avatar/{name}` serves it). Cached by ' +
-        'content (name, avatar bytes, template version); the `ETag` is that content hash. A new avatar shows ' +
+        'content (name, avatar bytes, template version); the `ETag` is that content hash. The avatar is drawn ' +
+        'within the image budget (MAX_IMAGE_PIXELS, IMAGE_WORK_TIMEOUT_MS; one that exceeds it, or a hostile ' +
+        'NFT answer, gives the plain card) and a render waits for an IMAGE_WORK_CONCURRENCY slot (503 with ' +
+        '`Retry-After` when IMAGE_WORK_QUEUE_MAX are waiting). A new avatar shows ' +
         'at once on the replica that took the upload and within METADATA_CACHE_TTL_MS + AVATAR_CACHE_TTL_MS on ' +
         'the others.',
       tags: ['metadata'],

@@ -2,15 +2,10 @@ import { createHash } from 'node:crypto';
 import { getAddress } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import {
-  NoValue,
-  callView,
   decodeAddrResult,
   decodeTextResult,
   encodeAddrCall,
   encodeTextCall,
-  erc1155Interface,
-  erc721Interface,
-  normaliseOrigin,
   universalResolve,
   type NetworkName,
 } from '@nrp/chain';
@@ -19,27 +14,22 @@ import { ProblemError } from '@nrp/validation';
 import {
   AvatarUnavailableError,
   decodeDataUri,
-  metadataImageUri,
   parseNftReference,
-  substituteErc1155Id,
   uriTarget,
   type ContentGateways,
   type NftReference,
   type UriTarget,
-} from './avatar-uri';
-import type { MetadataContext } from './context';
-import type { ImageKind } from './data/database';
-import type { NetworkAccess } from './ens-state';
-import { fetchBounded, type FetchLimits } from './image-fetch';
+} from './uri';
+import type { MetadataContext } from '../context';
+import type { ImageKind } from '../data/database';
+import { fetchBounded, type FetchLimits } from './fetch';
+import { nftMetadataImage } from './nft';
 import type { TransformQuery } from '@nrp/api';
-import { applyTransform, chooseTransform, transformKey } from './image-transform';
-import { validateImage, type ImageFormat } from './image-validation';
-import { recordPointsAt, stableImageUrl, visibleImage } from './images';
-import { problems } from './problems';
-
-/** Blob keys of fetched avatar sources (by the sha256 of their validated bytes) and of their transforms. */
-export const AVATAR_SOURCE_PREFIX = 'avatar-src/';
-export const AVATAR_TRANSFORM_PREFIX = 'avatar-tx/';
+import { chooseTransform } from './transform';
+import { AVATAR_SOURCE_PREFIX, createVariants, type ServedImage } from './variants';
+import { validateImage, type ImageFormat } from '../image-validation';
+import { recordPointsAt, stableImageUrl, visibleImage } from '../images';
+import { problems } from '../problems';
 
 export type RecordKind = 'upload' | UriTarget['kind'] | NftReference['standard'];
 
@@ -73,17 +63,7 @@ export type Resolution =
   | { ok: true; meta: AvatarMeta; source: Source }
   | { ok: false; meta: AvatarMeta; error: AvatarUnavailableError };
 
-export interface ServedImage {
-  bytes: Buffer;
-  contentType: string;
-  /** Strong ETag (quoted) of these exact bytes. */
-  etag: string;
-  /** The answer depends on `Accept`. */
-  negotiated: boolean;
-}
-
 const IMAGE_ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.9,*/*;q=0.5';
-const JSON_ACCEPT = 'application/json,*/*;q=0.5';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -125,107 +105,55 @@ export function createAvatars(ctx: MetadataContext) {
   const gateways: ContentGateways = { ipfs: config.IPFS_GATEWAY_URL, arweave: config.ARWEAVE_GATEWAY_URL };
   const limits: FetchLimits = {
     // The configured gateways are the operator's choice, so they are reachable even on a private network.
-    allowedOrigins: [...config.IMAGE_FETCH_ALLOWED_ORIGINS, gateways.ipfs, gateways.arweave].map(
-      normaliseOrigin,
-    ),
+    allowedOrigins: [
+      ...config.IMAGE_FETCH_ALLOWED_ORIGINS,
+      new URL(gateways.ipfs).origin,
+      new URL(gateways.arweave).origin,
+    ],
     timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
     maxBytes: config.IMAGE_FETCH_MAX_BYTES,
   };
   const ttl = config.AVATAR_CACHE_TTL_MS;
   const resolutions = ctx.avatarResolutions;
-  const transformed = new LRUCache<string, ServedImage>({
-    max: 2_000,
-    maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (image) => image.bytes.length,
-  });
+  const variants = createVariants(ctx);
   // By name, not namehash: hashing costs more than the rest of a cached answer; invalidation (rare) scans by node.
   const keyOf = (network: NetworkName, name: string, kind: ImageKind) => `${network}:${kind}:${name}`;
 
-  async function load(target: UriTarget, accept: string): Promise<{ bytes: Buffer; url: string | null }> {
-    if (target.kind === 'data') return { bytes: decodeDataUri(target.url, limits.maxBytes).bytes, url: null };
-    const fetched = await fetchBounded(target.url, limits, accept);
+  /** A URI's bytes: fetched (within IMAGE_FETCH_MAX_BYTES, and `atMost` when smaller) or decoded inline. */
+  async function load(
+    target: UriTarget,
+    accept: string,
+    atMost = limits.maxBytes,
+  ): Promise<{ bytes: Buffer; url: string | null }> {
+    const maxBytes = Math.min(limits.maxBytes, atMost);
+    if (target.kind === 'data') return { bytes: decodeDataUri(target.url, maxBytes).bytes, url: null };
+    const fetched = await fetchBounded(target.url, { ...limits, maxBytes }, accept, ctx.logger);
     return { bytes: fetched.bytes, url: fetched.url };
   }
 
+  /** Validates fetched bytes like an upload, under the image work limit (503 when full) and the image budget. */
   async function store(bytes: Buffer): Promise<Source> {
-    let image;
-    try {
-      image = await validateImage(bytes, config.MAX_IMAGE_PIXELS);
-    } catch (err) {
-      if (err instanceof ProblemError) {
-        throw new AvatarUnavailableError(
-          err.code === 'IMAGE_TOO_LARGE' ? 'too-large' : 'not-an-image',
-          err.message,
-        );
+    const image = await ctx.imageWork.run(async () => {
+      try {
+        return await validateImage(bytes, ctx.imageBudget);
+      } catch (err) {
+        if (err instanceof ProblemError) {
+          throw new AvatarUnavailableError(
+            err.code === 'IMAGE_TOO_LARGE' ? 'too-large' : 'not-an-image',
+            err.message,
+          );
+        }
+        throw err;
       }
-      throw err;
-    }
+    });
     const hash = sha256(image.bytes);
     await ctx.blobs.put(`${AVATAR_SOURCE_PREFIX}${hash}`, image.bytes, image.contentType);
     return { hash, format: image.format, contentType: image.contentType };
   }
 
-  /** `fn` of an NFT contract; undefined when it answers no value (no such token, not an NFT contract). */
-  async function contractCall(access: NetworkAccess, ref: NftReference, fn: string, args: unknown[]) {
-    const answer = await callView<[unknown]>(access.provider, {
-      to: ref.contract,
-      abi: ref.standard === 'erc721' ? erc721Interface : erc1155Interface,
-      fn,
-      args,
-      context: `NFT ${fn}`,
-    });
-    return answer instanceof NoValue ? undefined : answer[0];
-  }
-
   async function nftImage(ref: NftReference, owner: string | null, meta: AvatarMeta): Promise<Source> {
-    const access = Object.values(ctx.networks).find((n) => n.config.chainId === ref.chainId);
-    if (!access) {
-      throw new AvatarUnavailableError(
-        'unsupported-chain',
-        `NFTs on chain ${ref.chainId} are not served here.`,
-      );
-    }
-    meta.ownershipVerified = false;
-    if (!owner)
-      throw new AvatarUnavailableError('not-owned', `${meta.name} has no ETH address to own the NFT.`);
-    if (ref.standard === 'erc721') {
-      const tokenOwner = await contractCall(access, ref, 'ownerOf', [ref.tokenId]);
-      if (typeof tokenOwner !== 'string' || getAddress(tokenOwner) !== owner) {
-        throw new AvatarUnavailableError(
-          'not-owned',
-          `Token ${ref.tokenId} of ${ref.contract} is not owned by ${owner}.`,
-        );
-      }
-    } else {
-      const balance = await contractCall(access, ref, 'balanceOf', [owner, ref.tokenId]);
-      if (typeof balance !== 'bigint' || balance === 0n) {
-        throw new AvatarUnavailableError(
-          'not-owned',
-          `${owner} holds no token ${ref.tokenId} of ${ref.contract}.`,
-        );
-      }
-    }
-    meta.ownershipVerified = true;
-    const uriFn = ref.standard === 'erc721' ? 'tokenURI' : 'uri';
-    const tokenUri = await contractCall(access, ref, uriFn, [ref.tokenId]);
-    if (typeof tokenUri !== 'string' || tokenUri === '') {
-      throw new AvatarUnavailableError(
-        'fetch-failed',
-        `${uriFn}(${ref.tokenId}) of ${ref.contract} gives no URI.`,
-      );
-    }
-    const metadataUri = ref.standard === 'erc1155' ? substituteErc1155Id(tokenUri, ref.tokenId) : tokenUri;
-    const document = await load(uriTarget(metadataUri, gateways), JSON_ACCEPT);
-    let metadata: unknown;
-    try {
-      metadata = JSON.parse(document.bytes.toString('utf8'));
-    } catch {
-      throw new AvatarUnavailableError(
-        'fetch-failed',
-        `The token metadata at ${metadataUri.slice(0, 200)} is not JSON.`,
-      );
-    }
-    const image = await load(uriTarget(metadataImageUri(metadata), gateways), IMAGE_ACCEPT);
+    const imageUri = await nftMetadataImage({ networks: ctx.networks, gateways, load }, ref, owner, meta);
+    const image = await load(uriTarget(imageUri, gateways), IMAGE_ACCEPT);
     meta.imageUrl = image.url;
     return store(image.bytes);
   }
@@ -337,36 +265,13 @@ export function createAvatars(ctx: MetadataContext) {
       });
     }
     const { source } = resolved;
-    const transform = chooseTransform(query, source.format, accept);
-    const sourceKey = `${AVATAR_SOURCE_PREFIX}${source.hash}`;
-    const key =
-      transform.format === 'original'
-        ? sourceKey
-        : `${AVATAR_TRANSFORM_PREFIX}${source.hash}/${transformKey(transform)}`;
-    const hit = transformed.get(key);
-    if (hit) return { ...hit, negotiated: transform.negotiated };
-    let stored = await ctx.blobs.get(key);
-    if (!stored && transform.format !== 'original') {
-      const original = await ctx.blobs.get(sourceKey);
-      if (original) {
-        stored = await applyTransform(original.bytes, source.format, transform, config.MAX_IMAGE_PIXELS);
-        await ctx.blobs.put(key, stored.bytes, stored.contentType);
-      }
-    }
-    if (!stored) {
-      // The source left storage since it was resolved (a cleared bucket): resolve and store it again, once.
-      resolutions.delete(keyOf(network, name, kind));
-      if (retried) throw new Error(`${sourceKey} is missing from blob storage right after it was stored`);
-      return image(network, name, kind, query, accept, true);
-    }
-    const served = {
-      bytes: stored.bytes,
-      contentType: stored.contentType,
-      etag: `"${createHash('sha256').update(stored.bytes).digest('base64url').slice(0, 27)}"`,
-      negotiated: transform.negotiated,
-    };
-    transformed.set(key, served);
-    return served;
+    const served = await variants.variant(source, chooseTransform(query, source.format, accept));
+    if (served) return served;
+    // The source left storage since it was resolved (a cleared bucket): resolve and store it again, once.
+    resolutions.delete(keyOf(network, name, kind));
+    if (retried)
+      throw new Error(`the source of ${name} is missing from blob storage right after it was stored`);
+    return image(network, name, kind, query, accept, true);
   }
 
   return {

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { TRANSFORM_FITS, type OutputFormat, type TransformQuery } from '@nrp/api';
-import type { ImageFormat } from './image-validation';
+import type { ImageBudget } from './image-work';
+import type { ImageFormat } from '../image-validation';
 
 /** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
 export interface Transform {
@@ -35,7 +36,8 @@ export function chooseTransform(
   const base = {
     ...(query.width !== undefined ? { width: query.width } : {}),
     ...(query.height !== undefined ? { height: query.height } : {}),
-    fit: query.fit ?? 'cover',
+    // With one dimension the other follows the aspect ratio whatever the fit: one variant, not five.
+    fit: query.width !== undefined && query.height !== undefined ? (query.fit ?? 'cover') : 'cover',
   };
   if (query.format) return { ...base, format: query.format, negotiated: false };
   if (source === 'svg' && !sized) return { ...base, format: 'original', negotiated: false };
@@ -47,24 +49,27 @@ export function chooseTransform(
   return { ...base, format: source, negotiated: true };
 }
 
-/** A stable name of a transform, part of the cache key of its result. */
+/** A stable name of a transform, part of the blob key of its result (`w64-hauto-cover.webp`). */
 export function transformKey(t: Transform): string {
-  return `${t.width ?? '_'}x${t.height ?? '_'}-${t.fit}.${t.format}`;
+  return `w${t.width ?? 'auto'}-h${t.height ?? 'auto'}-${t.fit}.${t.format}`;
 }
 
 /**
- * Applies `t` to source bytes (already validated: a raster of at most `maxPixels`, or a sanitised SVG). Animated
- * GIF and WebP stay animated when the output is webp or gif (png, jpeg and avif take the first frame). Never enlarges.
+ * Applies `t` to source bytes (already validated: a raster within the budget's pixels, or a sanitised SVG) within
+ * the budget's time (a sharp timeout error otherwise). Animated GIF and WebP stay animated when the output is webp
+ * or gif (png, jpeg and avif take the first frame). Never enlarges.
  */
 export async function applyTransform(
   bytes: Buffer,
   source: ImageFormat,
   t: Transform,
-  maxPixels: number,
+  budget: ImageBudget,
 ): Promise<{ bytes: Buffer; contentType: string }> {
   if (t.format === 'original') throw new Error('applyTransform called for the original bytes');
   const animated = (source === 'gif' || source === 'webp') && (t.format === 'webp' || t.format === 'gif');
-  let pipeline = sharp(bytes, { limitInputPixels: maxPixels, animated, failOn: 'error' });
+  let pipeline = sharp(bytes, { limitInputPixels: budget.maxPixels, animated, failOn: 'error' }).timeout({
+    seconds: budget.timeoutSeconds,
+  });
   if (t.width !== undefined || t.height !== undefined) {
     pipeline = pipeline.resize({
       ...(t.width !== undefined ? { width: t.width } : {}),
