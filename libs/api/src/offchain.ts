@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  chainIdAsCoinTypeHint,
   decodeAddress,
   encodeAddress,
   encodeContenthash,
@@ -102,7 +103,10 @@ export const addressRecordInput = z
     } catch (err) {
       const message =
         err instanceof InvalidAddressError ? err.message : `not a valid address for coin ${record.coin}`;
-      ctx.addIssue({ code: 'custom', path: ['value'], message });
+      // The Namespace SDK sends an EVM chain id as the coin: say which coin type was meant.
+      const hint = chainIdAsCoinTypeHint(record.coin);
+      if (hint) ctx.addIssue({ code: 'custom', path: ['coin'], message: `${message}; ${hint}` });
+      else ctx.addIssue({ code: 'custom', path: ['value'], message });
       return z.NEVER;
     }
   });
