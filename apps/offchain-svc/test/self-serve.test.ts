@@ -91,6 +91,9 @@ describe('self-serve keys', () => {
         ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
         SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver,
         NAME_CONTROL_CACHE_MS: '300',
+        // Webhooks are stored, never delivered: the test reads the deliveries table.
+        WEBHOOK_ALLOWED_ORIGINS: 'http://127.0.0.1:9',
+        WEBHOOK_DELIVERY_INTERVAL_MS: '0',
       },
       { now: clock.now },
     );
@@ -300,10 +303,23 @@ describe('self-serve keys', () => {
           .send({ parentName, label: 'deep' })
           .expect(201);
       }
+      const hook = await request(svc.app)
+        .post('/api/v1/webhooks')
+        .set('x-auth-token', key)
+        .send({ url: 'http://127.0.0.1:9/hooks', events: ['subname.deleted'] })
+        .expect(201);
       await request(svc.app)
         .delete('/api/v1/subnames/deep.x.y.team.acme.eth')
         .set('x-auth-token', key)
         .expect(204);
+      // Its webhooks receive the events of those names too.
+      const deliveries = await svc.db.db
+        .selectFrom('offchain_webhook_deliveries')
+        .innerJoin('offchain_events', 'offchain_events.id', 'offchain_webhook_deliveries.event_id')
+        .select(['offchain_events.parent_name', 'offchain_events.type'])
+        .where('webhook_id', '=', (hook.body as { id: string }).id)
+        .execute();
+      expect(deliveries).toEqual([{ parent_name: 'x.y.team.acme.eth', type: 'subname.deleted' }]);
       // A name that merely ends with the same letters is not below it.
       const outside = await request(svc.app)
         .post('/api/v1/subnames')

@@ -19,7 +19,18 @@ export type {
 export * from './http';
 export { toCreateSubnameInput, type OffchainBulkMethods } from './offchain-bulk';
 export type { OffchainWebhookMethods } from './offchain-webhooks';
-export type { OffchainSelfServeMethods } from './offchain-self-serve';
+export {
+  sessionSignInMessage,
+  type ApiKey,
+  type CreatedKey,
+  type CreateKeyInput,
+  type CreateSessionInput,
+  type OffchainSelfServeMethods,
+  type ParentSetup,
+  type Session,
+  type SessionSignInInput,
+  type SetupStep,
+} from './offchain-self-serve';
 export type { BulkSubnamesResult } from '@nrp/api/offchain-bulk';
 export type {
   CreatedWebhook,
