@@ -82,7 +82,7 @@ export const listKeysResponse = z.object({ items: z.array(apiKeySchema) });
 export const keyIdParams = z.object({ id: z.uuid() });
 
 export const parentSetupParams = z.object({ parentName: ensName({ min: 1, max: 255 }) });
-export const parentSetupQuery = z.strictObject({ network: offchainNetwork.default('mainnet') });
+export const parentSetupQuery = z.object({ network: offchainNetwork.default('mainnet') });
 
 export const setupStepSchema = z.object({
   description: z.string(),
