@@ -46,30 +46,24 @@ async function ethRegistrant(provider: Provider, registry: string, name: string)
 }
 
 /**
- * Who controls `name` (normalised) on the chain of `provider`: the NameWrapper owner when wrapped, else the registry
- * owner — the one rule every service uses for "may this address manage this name". The `.eth` registrant is read
- * too, so that a refusal can say when the caller holds the registrar token without being the registry owner.
+ * The controller of `name` and whether it is wrapped: the NameWrapper owner when the registry owner is the
+ * NameWrapper, else the registry owner (null when unowned). The one place this rule is written.
  */
-export async function readNameControl(
+export async function readController(
   provider: Provider,
   ens: { ensRegistry: string; nameWrapper: string },
   name: string,
-): Promise<NameControl> {
+): Promise<Pick<NameControl, 'controller' | 'wrapped'>> {
   const node = namehash(name);
-  const [[registryOwner], registrant] = await Promise.all([
-    readView<[string]>(provider, {
-      to: ens.ensRegistry,
-      abi: ensRegistryInterface,
-      fn: 'owner',
-      args: [node],
-      context: `registry owner of ${name}`,
-    }),
-    ethRegistrant(provider, ens.ensRegistry, name),
-  ]);
+  const [registryOwner] = await readView<[string]>(provider, {
+    to: ens.ensRegistry,
+    abi: ensRegistryInterface,
+    fn: 'owner',
+    args: [node],
+    context: `registry owner of ${name}`,
+  });
   const owner = orNull(registryOwner);
-  if (owner === null || owner !== getAddress(ens.nameWrapper)) {
-    return { controller: owner, wrapped: false, registrant };
-  }
+  if (owner === null || owner !== getAddress(ens.nameWrapper)) return { controller: owner, wrapped: false };
   const [wrappedOwner] = await readView<[string]>(provider, {
     to: ens.nameWrapper,
     abi: nameWrapperInterface,
@@ -77,7 +71,23 @@ export async function readNameControl(
     args: [BigInt(node)],
     context: `NameWrapper owner of ${name}`,
   });
-  return { controller: orNull(wrappedOwner), wrapped: true, registrant };
+  return { controller: orNull(wrappedOwner), wrapped: true };
+}
+
+/**
+ * Who controls `name` (normalised) on the chain of `provider` (`readController`), with its `.eth` registrant, so that
+ * a refusal can say when the caller holds the registrar token without being the registry owner.
+ */
+export async function readNameControl(
+  provider: Provider,
+  ens: { ensRegistry: string; nameWrapper: string },
+  name: string,
+): Promise<NameControl> {
+  const [control, registrant] = await Promise.all([
+    readController(provider, ens, name),
+    ethRegistrant(provider, ens.ensRegistry, name),
+  ]);
+  return { ...control, registrant };
 }
 
 /** The resolver set on `name` itself in the registry (no wildcard walk), or null. */
