@@ -15,6 +15,8 @@ import { pruneEvents } from './data/events';
 import { pruneIdempotencyKeys } from './data/idempotency';
 import type { OffchainContext } from './context';
 import { eventRecorder } from './events';
+import { AnswerCache } from './answer-cache';
+import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
@@ -92,12 +94,23 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   };
+  const cacheLimits = {
+    maxBytes: config.ANSWER_CACHE_MB * 1024 * 1024,
+    ttlMs: config.ANSWER_CACHE_SECONDS * 1000,
+    now: Date.now,
+  };
+  const caches: OffchainContext['caches'] = {
+    gateway: new AnswerCache(cacheLimits),
+    subnames: new AnswerCache(cacheLimits),
+  };
+  const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
     config,
     logger,
     db,
-    events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS),
+    events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS, changes),
     webhooks: webhookSettings,
+    caches,
   };
 
   const metrics = createServiceMetrics(SERVICE_NAME);
@@ -109,6 +122,8 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
       signerKey: config.GATEWAY_SIGNER_KEY,
       ttlSeconds: config.GATEWAY_TTL_SECONDS,
       rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+      clientRateLimitPerMinute: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
+      redis,
       onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
     }),
   ];
