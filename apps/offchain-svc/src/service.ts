@@ -52,8 +52,12 @@ Choices made where the contract is silent:
 - **Bulk import and export**: \`POST /api/v1/subnames/bulk\` (1,000 items, atomic by default, Idempotency-Key) and
   \`GET /api/v1/subnames/export\` (NDJSON, resumable with a label cursor).
 - **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set;
-  the gateway routes have one ceiling for all clients instead (GATEWAY_RATE_LIMIT_PER_MINUTE): batch gateways carry
-  every user's lookups from a few addresses.`;
+  the gateway routes have a larger per-client share (GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE) under one ceiling for all
+  clients (GATEWAY_RATE_LIMIT_PER_MINUTE) instead: batch gateways carry many users' lookups from a few addresses.
+  Invalid gateway requests count against their client's share only.
+- **Caches**: gateway answers and subname reads are cached per replica for ANSWER_CACHE_SECONDS (in ANSWER_CACHE_MB);
+  every committed write drops its name's answers in every replica at once (Redis pub/sub), so a read after a write
+  sees it; a lost invalidation is stale for at most ANSWER_CACHE_SECONDS.`;
 
 /** Events (and their deliveries) are kept this long once no delivery is pending. */
 export const EVENT_RETENTION_DAYS = 30;
