@@ -1,19 +1,27 @@
 /**
  * `npm run bench:load`: the dev stack of `npm start` (anvil with ENS, the demo names and every service's hook), each
- * service in its own child process (`node apps/<service>/src/main.ts`), then one service at a time under a mix of
- * its everyday requests at BENCH_CONNECTIONS (64) connections for BENCH_DURATION seconds (30) with autocannon.
+ * service in its own child process, then one service at a time under a mix of its everyday requests at
+ * BENCH_CONNECTIONS (64) connections for BENCH_DURATION seconds (30) with autocannon.
+ * Storage: by default PGlite and process memory, the services run from source as `npm start` runs them (`node -r
+ * esbuild-register apps/<service>/src/main.ts`: PGlite is the development database, and a bundle cannot load its
+ * extensions). With DATABASE_URL the services run as in production: each from its built bundle
+ * (`dist/apps/<service>/main.js`, built first by `scripts/build-service.ts`, the `nx build` target) on PostgreSQL (a
+ * schema of its own per run, dropped at the end), and with REDIS_URL they share rate limits and caches through Redis.
  * Prints one table: requests/s, p50/p95/p99 latency, errors split into 429 and everything else (the goal is zero
  * non-429 errors), and the service process's peak RSS (VmHWM from /proc: Linux only).
  *
- * The load comes from one IP, standing in for many clients: the global per-IP limit (RATE_LIMIT_PER_MINUTE) is
- * lifted, the per-route limits (nonces, uploads, deletes) stay as configured, so their 429s are counted apart.
+ * The load comes from one IP, standing in for many clients: the global per-IP limit (RATE_LIMIT_PER_MINUTE) and the
+ * gateway's per-client share are lifted, the per-route limits (nonces, uploads, deletes) stay as configured, so
+ * their 429s are counted apart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { namehash, tokenIdFromNamehash } from '@nrp/ens';
+import { Client } from 'pg';
+import { resolverInterface } from '@nrp/chain';
+import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { startAnvil, type DevStackContext } from '@nrp/testkit';
 import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
 
@@ -21,6 +29,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 30);
 const HOST = '127.0.0.1';
 const BASE_PORT = 3301;
+const DATABASE_URL = process.env.DATABASE_URL;
+const REDIS_URL = process.env.REDIS_URL;
+const RUN = `bench_load_${Date.now().toString(36)}`;
 
 interface MixEntry {
   method: 'GET' | 'POST';
@@ -42,6 +53,17 @@ function mixes({ ctx, offchainApiKey }: StackFacts): Record<ServiceModule['key']
   if (!owner || !minter) throw new Error('the dev chain has no accounts');
   const json = { 'content-type': 'application/json' };
   const wrappedToken = tokenIdFromNamehash(namehash('wrapped.eth'));
+  const alice = 'alice.offchain.eth';
+  const profileCall = resolverInterface.encodeFunctionData('resolve', [
+    dnsEncode(alice),
+    resolverInterface.encodeFunctionData('multicall', [
+      [
+        resolverInterface.encodeFunctionData('addr(bytes32)', [namehash(alice)]),
+        resolverInterface.encodeFunctionData('text', [namehash(alice), 'avatar']),
+        resolverInterface.encodeFunctionData('contenthash', [namehash(alice)]),
+      ],
+    ]),
+  ]);
   return {
     resolver: [
       { method: 'GET', path: '/ens/v2/profile/demo.eth', weight: 4 },
@@ -51,6 +73,12 @@ function mixes({ ctx, offchainApiKey }: StackFacts): Record<ServiceModule['key']
       { method: 'GET', path: '/ens/v2/profile/alice.offchain.eth', weight: 1 },
     ],
     offchain: [
+      // What every wallet's lookup of an offchain subname costs, through the universal resolver.
+      {
+        method: 'GET',
+        path: `/api/v1/gateway/${ctx.contracts.offchainResolver}/${profileCall}.json`,
+        weight: 4,
+      },
       { method: 'GET', path: '/api/v1/subnames/alice.offchain.eth', weight: 4 },
       { method: 'GET', path: `/api/v1/subnames/namehash/${namehash('bob.offchain.eth')}`, weight: 2 },
       {
@@ -230,12 +258,46 @@ function printTable(rows: Row[]): void {
     `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   console.log(
     [
-      `Load: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per service, one service at a time`,
+      `Load: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per service, one service at a time; ` +
+        `${DATABASE_URL ? 'PostgreSQL, built bundles' : 'PGlite, from source'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
       row(header),
       `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
       ...lines.map(row),
     ].join('\n'),
   );
+}
+
+/** Builds the service's production bundle (as `nx build <service>` does) and answers its path. */
+function bundle(service: string): string {
+  const built = spawnSync(
+    process.execPath,
+    ['-r', 'esbuild-register', path.join('scripts', 'build-service.ts'), service],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  if (built.status !== 0) throw new Error(`building ${service} failed`);
+  return path.join('dist', 'apps', service, 'main.js');
+}
+
+/** PostgreSQL (a schema per service and run) and Redis (a cache prefix per run) when configured. */
+function storageEnv(service: string): Record<string, string> {
+  const schema = `${RUN}_${service.replace(/-/g, '_')}`;
+  return {
+    ...(DATABASE_URL ? { DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+    ...(REDIS_URL ? { REDIS_URL, CACHE_REDIS_PREFIX: `${RUN}:` } : {}),
+  };
+}
+
+async function dropSchemas(): Promise<void> {
+  if (!DATABASE_URL) return;
+  const admin = new Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  try {
+    for (const { name } of services) {
+      await admin.query(`DROP SCHEMA IF EXISTS ${RUN}_${name.replace(/-/g, '_')} CASCADE`);
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 async function main(): Promise<void> {
@@ -249,21 +311,23 @@ async function main(): Promise<void> {
     const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, HOST);
     for (const module of services) {
       const url = urls[module.key];
-      const child = spawn(
-        process.execPath,
-        ['-r', 'esbuild-register', path.join('apps', module.name, 'src', 'main.ts')],
-        {
-          env: {
-            ...process.env,
-            ...ctx.env,
-            ...contributions.get(module)?.env,
-            PORT: new URL(url).port,
-            LOG_LEVEL: 'error',
-            RATE_LIMIT_PER_MINUTE: '100000000',
-          },
-          stdio: ['ignore', 'inherit', 'inherit'],
+      const entry = DATABASE_URL
+        ? [bundle(module.name)]
+        : ['-r', 'esbuild-register', path.join('apps', module.name, 'src', 'main.ts')];
+      const child = spawn(process.execPath, entry, {
+        env: {
+          ...process.env,
+          ...ctx.env,
+          ...contributions.get(module)?.env,
+          ...storageEnv(module.name),
+          PORT: new URL(url).port,
+          LOG_LEVEL: 'error',
+          RATE_LIMIT_PER_MINUTE: '100000000',
+          GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE: '100000000',
+          GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
         },
-      );
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       running.push({ module, url, child });
       await waitReady(url, child, module.name);
     }
@@ -287,6 +351,7 @@ async function main(): Promise<void> {
       ),
     );
     await anvil.stop();
+    await dropSchemas();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

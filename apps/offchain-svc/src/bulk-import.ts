@@ -87,12 +87,12 @@ export function bulkRequestHash(items: unknown[], atomic: boolean): string {
  * same key with another request is a 409.
  */
 export async function bulkImport(
-  { db }: OffchainDb,
+  db: OffchainDb,
   events: EventRecorder,
   request: BulkImportRequest,
 ): Promise<BulkSubnamesResult> {
   const { apiKey, items, atomic, idempotencyKey } = request;
-  return db.transaction().execute(async (trx) => {
+  return events.transaction(db, async (trx) => {
     const claim = idempotencyKey && {
       apiKeyId: apiKey.id,
       key: idempotencyKey,

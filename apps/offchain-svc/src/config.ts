@@ -37,6 +37,21 @@ export const configSchema = baseConfigSchema(3003)
      * refuse them. It replaces the per-IP RATE_LIMIT_PER_MINUTE on the gateway routes.
      */
     GATEWAY_RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
+    /**
+     * Each client's share of that ceiling, per minute and client IP (default a quarter): large enough for a batch
+     * gateway that carries many users from one address, small enough that a few clients cannot take the whole
+     * ceiling. Requests the gateway refuses as invalid count here only, never against the ceiling.
+     */
+    GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE: positiveInt.default(15_000),
+    /**
+     * How long a cached answer (a signed gateway answer, a subname read) is served, in seconds; 0 turns the caches
+     * off. Writes drop their names' answers at once in every replica (Redis pub/sub when REDIS_URL is set), so this
+     * bounds staleness only when that message is lost. Less than GATEWAY_TTL_SECONDS: a cached signature is served
+     * with at least GATEWAY_TTL_SECONDS - ANSWER_CACHE_SECONDS of validity left.
+     */
+    ANSWER_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+    /** Memory of each answer cache (gateway answers, subname reads) in MiB. */
+    ANSWER_CACHE_MB: positiveInt.max(4096).default(32),
     /** SHA-256 (hex) of an API key to install at start-up (e.g. from a secret), valid for BOOTSTRAP_API_KEY_PARENTS. */
     BOOTSTRAP_API_KEY_HASH: z
       .string()
@@ -77,6 +92,15 @@ export const configSchema = baseConfigSchema(3003)
     MAINNET_OFFCHAIN_RESOLVER: ethAddress.optional(),
     SEPOLIA_OFFCHAIN_RESOLVER: ethAddress.optional(),
   })
-  .superRefine(requireDatabaseUrlInProduction);
+  .superRefine(requireDatabaseUrlInProduction)
+  .superRefine((config, ctx) => {
+    if (config.ANSWER_CACHE_SECONDS >= config.GATEWAY_TTL_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ANSWER_CACHE_SECONDS'],
+        message: 'must be less than GATEWAY_TTL_SECONDS',
+      });
+    }
+  });
 
 export type Config = z.output<typeof configSchema>;

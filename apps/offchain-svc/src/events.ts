@@ -1,18 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
 import { recordEvents } from './data/events';
 import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';
+import type { RecordChanges } from './record-changes';
 
 /** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
 export interface EventRecorder {
   record(db: Kysely<OffchainDatabase>, events: PlatformEvent[]): Promise<number>;
+  /**
+   * Runs `work` in one transaction, the one way subnames are written: once it has committed, the cached answers of
+   * every subname whose `subname.*` event it recorded are dropped in every replica. A transaction that fails drops
+   * nothing.
+   */
+  transaction<T>(db: OffchainDb, work: (trx: Transaction<OffchainDatabase>) => Promise<T>): Promise<T>;
 }
 
-/** The recorder whose deliveries are retried for `retryWindowMs` after the event. */
-export function eventRecorder(retryWindowMs: number): EventRecorder {
-  return { record: (db, events) => recordEvents(db, events, retryWindowMs) };
+/**
+ * The recorder whose deliveries are retried for `retryWindowMs` after the event, and whose transactions tell
+ * `changes` the names they wrote.
+ */
+export function eventRecorder(retryWindowMs: number, changes: RecordChanges): EventRecorder {
+  const changedIn = new WeakMap<Kysely<OffchainDatabase>, string[]>();
+  return {
+    record(db, events) {
+      const tags = changedIn.get(db);
+      for (const event of tags ? events : []) {
+        if (!event.type.startsWith('subname.')) continue;
+        const { fullName, namehash } = event.data;
+        if (typeof fullName === 'string') tags?.push(fullName);
+        if (typeof namehash === 'string') tags?.push(namehash);
+      }
+      return recordEvents(db, events, retryWindowMs);
+    },
+    async transaction(db, work) {
+      const tags: string[] = [];
+      const result = await db.db.transaction().execute((trx) => {
+        changedIn.set(trx, tags);
+        return work(trx);
+      });
+      if (tags.length > 0) await changes.changed(tags);
+      return result;
+    },
+  };
 }
 
 /** A `subname.*` event: its data is the record (for `subname.deleted`, the record as it was). */

@@ -1,88 +1,238 @@
-import { ZeroAddress, type Result } from 'ethers';
 import type { OffchainSubname } from '@nrp/api';
-import {
-  CcipRequestError,
-  decodeResolveCall,
-  resolverInterface,
-  signOffchainResolverResponse,
-} from '@nrp/chain';
-import { encodeAddress, encodeContenthash, normalizeName, type Hex } from '@nrp/ens';
+import { signOffchainResolverResponse } from '@nrp/chain';
+import { dnsDecode, encodeAddress, encodeContenthash, normalizeName, type Hex } from '@nrp/ens';
 import { ProblemError, type ProblemDef } from '@nrp/validation';
+import type { AnswerCache } from './answer-cache';
 import type { OffchainDb } from './data/database';
 import { findRecordsByName } from './data/subnames';
 import { offchainProblems } from './problems';
 
 export type GatewayRecords = Pick<OffchainSubname, 'texts' | 'addresses' | 'contenthash'>;
 
-/** A resolver call the gateway does not answer (unknown selector, nested multicall, undecodable arguments). */
-export class UnsupportedResolverCallError extends Error {
-  override name = 'UnsupportedResolverCallError';
+/** Calls one multicall may carry: a whole profile (ENSIP-22) is about 20; a name holds at most 150 records. */
+export const MAX_MULTICALL_CALLS = 200;
+/** The largest result (ABI-encoded, before signing) a request is answered with. */
+export const MAX_RESULT_BYTES = 1024 * 1024;
+
+const SELECTOR = {
+  resolve: 0x9061b923,
+  addr: 0x3b3b57de,
+  addrWithCoin: 0xf1cb7e06,
+  text: 0x59d1d43c,
+  contenthash: 0xbc1c58d1,
+  multicall: 0xac9650d8,
+} as const;
+
+/** A request the gateway does not answer: undecodable callData, an unknown selector, or limits exceeded. */
+class GatewayRequestError extends Error {
+  constructor(
+    readonly problem: ProblemDef,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
-const EMPTY: GatewayRecords = { texts: {}, addresses: {}, contenthash: null };
-const ETH_COIN = '60';
+const invalid = (message: string) => new GatewayRequestError(offchainProblems.INVALID_CCIP_REQUEST, message);
+const unsupported = (message: string) =>
+  new GatewayRequestError(offchainProblems.UNSUPPORTED_RESOLVER_CALL, message);
 
-function addressBytes(records: GatewayRecords, coinType: bigint): Hex {
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const EMPTY: GatewayRecords = { texts: {}, addresses: {}, contenthash: null };
+const WORD = 32;
+
+/** The head word at `offset` of `args` as an offset or a length (below 2^32), or an error. */
+function readLength(args: Buffer, offset: number, what: string): number {
+  if (offset + WORD > args.length) throw invalid(`${what} is cut short`);
+  for (let i = offset; i < offset + WORD - 4; i++) {
+    if (args[i] !== 0) throw invalid(`${what} is out of range`);
+  }
+  return args.readUInt32BE(offset + WORD - 4);
+}
+
+/** The `bytes` (or `string`) argument whose offset is in the head word at `head`. */
+function readBytes(args: Buffer, head: number, what: string): Buffer {
+  const start = readLength(args, head, what);
+  const length = readLength(args, start, what);
+  const end = start + WORD + length;
+  if (end > args.length) throw invalid(`${what} is cut short`);
+  return args.subarray(start + WORD, end);
+}
+
+/** Selector and arguments of one call, each checked for length before it is read. */
+function splitCall(call: Buffer, what: string): { selector: number; args: Buffer } {
+  if (call.length < 4) throw invalid(`${what} has no function selector`);
+  return { selector: call.readUInt32BE(0), args: call.subarray(4) };
+}
+
+/** ABI encoding of one dynamic `bytes`/`string` value without its offset word: length, data, zero padding. */
+function encodeTail(data: Buffer): Buffer {
+  const tail = Buffer.alloc(WORD + Math.ceil(data.length / WORD) * WORD);
+  tail.writeUInt32BE(data.length, WORD - 4);
+  data.copy(tail, WORD);
+  return tail;
+}
+
+/** A function result of one dynamic value: its offset word (32), then the value. */
+function encodeDynamicResult(data: Buffer): Buffer {
+  const offset = Buffer.alloc(WORD);
+  offset[WORD - 1] = WORD;
+  return Buffer.concat([offset, encodeTail(data)]);
+}
+
+const hexBytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+
+function addressBytes(records: GatewayRecords, coinType: bigint): Buffer {
   const value = coinType <= 0xffffffffn ? records.addresses[coinType.toString()] : undefined;
-  if (!value) return '0x';
+  if (!value) return Buffer.alloc(0);
   // Stored values were validated on write; a value that no longer encodes is answered as unset.
   try {
-    return encodeAddress(Number(coinType), value);
+    return hexBytes(encodeAddress(Number(coinType), value));
   } catch {
-    return '0x';
+    return Buffer.alloc(0);
   }
 }
 
-function contenthashBytes(records: GatewayRecords): Hex {
-  if (!records.contenthash) return '0x';
+function contenthashBytes(records: GatewayRecords): Buffer {
+  if (!records.contenthash) return Buffer.alloc(0);
   try {
-    return encodeContenthash(records.contenthash);
+    return hexBytes(encodeContenthash(records.contenthash));
   } catch {
-    return '0x';
+    return Buffer.alloc(0);
   }
 }
 
-function answerOne(data: string, records: GatewayRecords, depth: number): string {
-  let call: { signature: string; args: Result } | null;
-  try {
-    call = resolverInterface.parseTransaction({ data });
-  } catch (err) {
-    throw new UnsupportedResolverCallError(`cannot decode resolver call ${data.slice(0, 10)}`, {
-      cause: err,
-    });
-  }
-  if (!call) throw new UnsupportedResolverCallError(`unknown resolver function ${data.slice(0, 10)}`);
-  const fragment = resolverInterface.getFunction(call.signature);
-  if (!fragment) throw new UnsupportedResolverCallError(`unknown resolver function ${call.signature}`);
-  const encode = (values: unknown[]) => resolverInterface.encodeFunctionResult(fragment, values);
-  switch (call.signature) {
-    case 'addr(bytes32)': {
-      const value = records.addresses[ETH_COIN];
-      return encode([value ?? ZeroAddress]);
+/** One record call, decoded. */
+type RecordCall =
+  | { kind: 'addr' }
+  | { kind: 'addrWithCoin'; coinType: bigint }
+  | { kind: 'text'; key: string }
+  | { kind: 'contenthash' };
+
+/** Decodes one record call (not a multicall), only the arguments its answer needs. */
+function decodeRecordCall(call: Buffer): RecordCall {
+  const { selector, args } = splitCall(call, 'the resolver call');
+  switch (selector) {
+    case SELECTOR.addr:
+      return { kind: 'addr' };
+    case SELECTOR.addrWithCoin:
+      if (args.length < 2 * WORD) throw invalid('addr(bytes32,uint256) is cut short');
+      return { kind: 'addrWithCoin', coinType: BigInt(`0x${args.subarray(WORD, 2 * WORD).toString('hex')}`) };
+    case SELECTOR.text: {
+      const key = readBytes(args, WORD, 'the text key');
+      try {
+        return { kind: 'text', key: utf8.decode(key) };
+      } catch {
+        throw invalid('the text key is not UTF-8');
+      }
     }
-    case 'addr(bytes32,uint256)':
-      return encode([addressBytes(records, BigInt(String(call.args[1])))]);
-    case 'text(bytes32,string)':
-      return encode([records.texts[String(call.args[1])] ?? '']);
-    case 'contenthash(bytes32)':
-      return encode([contenthashBytes(records)]);
-    case 'multicall(bytes[])': {
-      if (depth > 0) throw new UnsupportedResolverCallError('multicall cannot be nested');
-      const calls = call.args[0] as unknown as string[];
-      return encode([calls.map((inner) => answerOne(inner, records, depth + 1))]);
-    }
+    case SELECTOR.contenthash:
+      return { kind: 'contenthash' };
+    case SELECTOR.multicall:
+      throw unsupported('multicall cannot be nested');
     default:
-      throw new UnsupportedResolverCallError(`the gateway does not answer ${call.signature}`);
+      throw unsupported(`the gateway does not answer 0x${selector.toString(16).padStart(8, '0')}`);
   }
+}
+
+/** The ABI-encoded result of one record call. */
+function answerRecordCall(call: RecordCall, records: GatewayRecords): Buffer {
+  switch (call.kind) {
+    case 'addr': {
+      const word = Buffer.alloc(WORD);
+      const value = records.addresses['60'];
+      if (value) hexBytes(value).copy(word, WORD - 20);
+      return word;
+    }
+    case 'addrWithCoin':
+      return encodeDynamicResult(addressBytes(records, call.coinType));
+    case 'text':
+      return encodeDynamicResult(Buffer.from(records.texts[call.key] ?? '', 'utf8'));
+    case 'contenthash':
+      return encodeDynamicResult(contenthashBytes(records));
+  }
+}
+
+/** The inner calls of `multicall(bytes[])`, at most MAX_MULTICALL_CALLS. */
+function multicallCalls(args: Buffer): Buffer[] {
+  const start = readLength(args, 0, 'the multicall');
+  const count = readLength(args, start, 'the multicall');
+  if (count > MAX_MULTICALL_CALLS) {
+    throw unsupported(`a multicall carries at most ${MAX_MULTICALL_CALLS} calls (this one ${count})`);
+  }
+  const items = args.subarray(start + WORD);
+  return Array.from({ length: count }, (_, i) => readBytes(items, i * WORD, `multicall call ${i}`));
+}
+
+/** bytes[] as a function result: offset, count, the offsets of the items, then each item. */
+function encodeMulticallResult(results: Buffer[]): Buffer {
+  const head = Buffer.alloc(WORD * (2 + results.length));
+  head[WORD - 1] = WORD;
+  head.writeUInt32BE(results.length, 2 * WORD - 4);
+  const tails = results.map(encodeTail);
+  let offset = WORD * results.length;
+  tails.forEach((tail, i) => {
+    head.writeUInt32BE(offset, WORD * (3 + i) - 4);
+    offset += tail.length;
+  });
+  return Buffer.concat([head, ...tails]);
+}
+
+/** A decoded `resolve(bytes name, bytes data)`: the name and the record call(s) inside. */
+export interface GatewayLookup {
+  /** The normalised name, or undefined for a name this service cannot hold (every record is unset). */
+  name: string | undefined;
+  calls: RecordCall[];
+  /** The calls came as one `multicall(bytes[])`. */
+  multicall: boolean;
 }
 
 /**
- * The ABI-encoded result of the resolver call `data` (addr, addr with coin type, text, contenthash, or a
- * multicall of those) for a name with `records`; an unknown name (undefined) answers every record as unset.
- * Throws UnsupportedResolverCallError.
+ * Decodes `resolve(bytes name, bytes data)` callData down to the record calls it carries, checking every offset and
+ * length, the multicall limit, and that each call is one the gateway answers; throws a ProblemError otherwise.
  */
-export function answerResolverCall(data: string, records: GatewayRecords | undefined): Hex {
-  return answerOne(data, records ?? EMPTY, 0) as Hex;
+export function decodeLookup(callData: string): GatewayLookup {
+  try {
+    const { selector, args } = splitCall(hexBytes(callData), 'callData');
+    if (selector !== SELECTOR.resolve) throw invalid('callData is not resolve(bytes,bytes)');
+    const dnsName = readBytes(args, 0, 'the name');
+    let dotted: string;
+    try {
+      dotted = dnsDecode(dnsName);
+    } catch {
+      throw invalid('resolve(bytes,bytes) name is not a valid DNS-encoded name');
+    }
+    const data = readBytes(args, WORD, 'the resolver call');
+    const { selector: inner, args: innerArgs } = splitCall(data, 'the resolver call');
+    const multicall = inner === SELECTOR.multicall;
+    const calls = (multicall ? multicallCalls(innerArgs) : [data]).map(decodeRecordCall);
+    let name: string | undefined;
+    try {
+      name = normalizeName(dotted);
+    } catch {
+      name = undefined; // not a name this service can hold: every record is unset
+    }
+    return { name, calls, multicall };
+  } catch (err) {
+    if (!(err instanceof GatewayRequestError)) throw err;
+    throw gatewayProblem(err.problem, err.message);
+  }
+}
+
+function answerCalls(lookup: GatewayLookup, records: GatewayRecords): Buffer {
+  const [only] = lookup.calls;
+  if (!lookup.multicall && only) return answerRecordCall(only, records);
+  const results: Buffer[] = [];
+  let bytes = 0;
+  for (const call of lookup.calls) {
+    const result = answerRecordCall(call, records);
+    bytes += result.length + WORD;
+    if (bytes > MAX_RESULT_BYTES) {
+      throw unsupported(`the answer would exceed ${MAX_RESULT_BYTES} bytes; split the multicall`);
+    }
+    results.push(result);
+  }
+  return encodeMulticallResult(results);
 }
 
 export interface GatewaySigning {
@@ -94,52 +244,71 @@ export interface GatewaySigning {
 }
 
 /** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
-function gatewayProblem(def: ProblemDef, detail: string, cause?: unknown): ProblemError {
-  return new ProblemError(def, detail, { extensions: { message: detail }, cause });
+function gatewayProblem(def: ProblemDef, detail: string): ProblemError {
+  return new ProblemError(def, detail, { extensions: { message: detail } });
+}
+
+const notConfigured = () =>
+  gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
+
+/** The body of a signed answer (what the cache holds). */
+export interface SignedAnswer {
+  data: string;
 }
 
 /**
- * The signed EIP-3668 answer to `callData` (`resolve(bytes name, bytes data)`) for `sender`: the resolver call
- * answered from the stored records of the name (every record unset for a name the service does not hold),
- * `abi.encode(result, expires, signature)` with `expires` = now + ttlSeconds.
+ * The signed EIP-3668 answer to a decoded lookup for `sender` and its `callData`: the resolver call(s) answered from
+ * the stored records of the name (every record unset for a name the service does not hold), `abi.encode(result,
+ * expires, signature)` with `expires` = now + ttlSeconds. One indexed read and one signature.
  */
-export async function answerCcipRequest(
+async function answerLookup(
   db: OffchainDb,
   signing: GatewaySigning,
   sender: string,
   callData: string,
-): Promise<{ data: string }> {
-  if (!signing.signerKey) {
-    throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
-  }
-  let call: { name: string; data: string };
+  lookup: GatewayLookup,
+): Promise<SignedAnswer> {
+  if (!signing.signerKey) throw notConfigured();
+  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
+  let result: Buffer;
   try {
-    call = decodeResolveCall(callData);
+    result = answerCalls(lookup, records ?? EMPTY);
   } catch (err) {
-    const detail = err instanceof CcipRequestError ? err.message : 'callData is not resolve(bytes,bytes)';
-    throw gatewayProblem(offchainProblems.INVALID_CCIP_REQUEST, detail, err);
-  }
-  let name: string | undefined;
-  try {
-    name = normalizeName(call.name);
-  } catch {
-    name = undefined; // not a name this service can hold: every record is unset
-  }
-  const records = name === undefined ? undefined : await findRecordsByName(db, name);
-  let result: string;
-  try {
-    result = answerResolverCall(call.data, records);
-  } catch (err) {
-    if (!(err instanceof UnsupportedResolverCallError)) throw err;
-    throw gatewayProblem(offchainProblems.UNSUPPORTED_RESOLVER_CALL, err.message, err);
+    if (!(err instanceof GatewayRequestError)) throw err;
+    throw gatewayProblem(err.problem, err.message);
   }
   const expires = Math.floor(signing.now() / 1000) + signing.ttlSeconds;
   const data = signOffchainResolverResponse({
     signerKey: signing.signerKey,
     sender,
     request: callData,
-    result,
+    result: `0x${result.toString('hex')}` as Hex,
     expires,
   });
   return { data };
+}
+
+/**
+ * The answer to `callData` for `sender`: from `cache` while it holds one (stored for less than the signature's TTL,
+ * dropped when the name is written), else decoded, admitted by `admit` (the gateway's ceiling: only valid requests
+ * that need a read count), read and signed, then cached. callData that fails to decode is refused before any read
+ * and never stored.
+ */
+export async function answerCcipRequest(
+  db: OffchainDb,
+  signing: GatewaySigning,
+  cache: AnswerCache<SignedAnswer>,
+  request: { sender: string; callData: string; admit: () => Promise<void> },
+): Promise<SignedAnswer> {
+  if (!signing.signerKey) throw notConfigured();
+  const { sender, callData } = request;
+  const key = `${sender}:${callData}`.toLowerCase();
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const generation = cache.generation();
+  const lookup = decodeLookup(callData);
+  await request.admit();
+  const answer = await answerLookup(db, signing, sender, callData, lookup);
+  cache.set(key, answer, 2 * answer.data.length, lookup.name === undefined ? [] : [lookup.name], generation);
+  return answer;
 }

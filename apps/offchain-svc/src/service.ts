@@ -23,6 +23,8 @@ import { cachedNameControl } from './name-control';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { parentRoutes } from './routes/parents';
+import { AnswerCache } from './answer-cache';
+import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
@@ -63,8 +65,12 @@ Choices made where the contract is silent:
 - **Bulk import and export**: \`POST /api/v1/subnames/bulk\` (1,000 items, atomic by default, Idempotency-Key) and
   \`GET /api/v1/subnames/export\` (NDJSON, resumable with a label cursor).
 - **Rate limits** per client IP (RATE_LIMIT_PER_MINUTE) are shared by the replicas through Redis when REDIS_URL is set;
-  the gateway routes have one ceiling for all clients instead (GATEWAY_RATE_LIMIT_PER_MINUTE): batch gateways carry
-  every user's lookups from a few addresses.`;
+  the gateway routes have a larger per-client share (GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE) under one ceiling for all
+  clients (GATEWAY_RATE_LIMIT_PER_MINUTE) instead: batch gateways carry many users' lookups from a few addresses.
+  Invalid gateway requests count against their client's share only.
+- **Caches**: gateway answers and subname reads are cached per replica for ANSWER_CACHE_SECONDS (in ANSWER_CACHE_MB);
+  every committed write drops its name's answers in every replica at once (Redis pub/sub), so a read after a write
+  sees it; a lost invalidation is stale for at most ANSWER_CACHE_SECONDS.`;
 
 /** Events (and their deliveries) are kept this long once no delivery is pending. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -109,16 +115,27 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
   const now = overrides.now ?? (() => new Date());
   const nonces = createNonceStore(db.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
+  const cacheLimits = {
+    maxBytes: config.ANSWER_CACHE_MB * 1024 * 1024,
+    ttlMs: config.ANSWER_CACHE_SECONDS * 1000,
+    now: Date.now,
+  };
+  const caches: OffchainContext['caches'] = {
+    gateway: new AnswerCache(cacheLimits),
+    subnames: new AnswerCache(cacheLimits),
+  };
+  const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
     config,
     logger,
     db,
-    events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS),
+    events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS, changes),
     webhooks: webhookSettings,
     providers,
     nonces,
     nameControl: cachedNameControl(providers, config.NAME_CONTROL_CACHE_MS, () => now().getTime()),
     now,
+    caches,
   };
 
   const routes = [
@@ -132,6 +149,8 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
       signerKey: config.GATEWAY_SIGNER_KEY,
       ttlSeconds: config.GATEWAY_TTL_SECONDS,
       rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+      clientRateLimitPerMinute: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
+      redis,
       onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
     }),
   ];

@@ -1,6 +1,7 @@
 import type { CreateSubnameData, OffchainSubname, SearchSubnamesQuery, SearchSubnamesResult } from '@nrp/api';
 import { parentOf } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
+import type { AnswerCache } from './answer-cache';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
@@ -18,27 +19,53 @@ function notFound(what: string): ProblemError {
  * `subname.updated` event, in one transaction.
  */
 export async function createOrUpdateSubname(
-  { db }: OffchainDb,
+  db: OffchainDb,
   events: EventRecorder,
   apiKey: ApiKeyRow,
   body: CreateSubnameData,
 ): Promise<SavedSubname> {
   assertKeyAllowsParent(apiKey, body.parentName);
-  const [saved] = await db.transaction().execute((trx) => applyWrites(trx, events, [toWrite(body)]));
+  const [saved] = await events.transaction(db, (trx) => applyWrites(trx, events, [toWrite(body)]));
   if (!saved) throw new Error('no subname saved');
   return saved;
 }
 
+/**
+ * The subname `read` finds (null when none) from `cache` while it holds it under `tag`, else read and cached; the
+ * entry is dropped when a write of the subname commits (its full name and namehash are its tags).
+ */
+async function readThrough(
+  cache: AnswerCache<OffchainSubname | null>,
+  tag: string,
+  read: () => Promise<OffchainSubname | undefined>,
+): Promise<OffchainSubname | null> {
+  const cached = cache.get(tag);
+  if (cached !== undefined) return cached;
+  const generation = cache.generation();
+  const subname = (await read()) ?? null;
+  cache.set(tag, subname, subname ? 2 * JSON.stringify(subname).length : 0, [tag], generation);
+  return subname;
+}
+
 /** The subname named `fullName` (normalised), or 404. */
-export async function getSubname(db: OffchainDb, fullName: string): Promise<OffchainSubname> {
-  const subname = await findSubnameByName(db, fullName);
+export async function getSubname(
+  db: OffchainDb,
+  cache: AnswerCache<OffchainSubname | null>,
+  fullName: string,
+): Promise<OffchainSubname> {
+  const subname = await readThrough(cache, fullName, () => findSubnameByName(db, fullName));
   if (!subname) throw notFound(`named "${fullName}"`);
   return subname;
 }
 
 /** The subname whose namehash is `node`, or 404. */
-export async function getSubnameByNamehash(db: OffchainDb, node: string): Promise<OffchainSubname> {
-  const subname = await findSubnameByNamehash(db, node);
+export async function getSubnameByNamehash(
+  db: OffchainDb,
+  cache: AnswerCache<OffchainSubname | null>,
+  node: string,
+): Promise<OffchainSubname> {
+  const namehash = node.toLowerCase();
+  const subname = await readThrough(cache, namehash, () => findSubnameByNamehash(db, namehash));
   if (!subname) throw notFound(`has namehash ${node}`);
   return subname;
 }
@@ -67,13 +94,13 @@ export async function findSubnames(
  * `subname.deleted` (the record as it was), in one transaction.
  */
 export async function removeSubname(
-  { db }: OffchainDb,
+  db: OffchainDb,
   events: EventRecorder,
   apiKey: ApiKeyRow,
   fullName: string,
 ): Promise<void> {
   assertKeyAllowsParent(apiKey, parentOf(fullName) ?? '');
-  const deleted = await db.transaction().execute(async (trx) => {
+  const deleted = await events.transaction(db, async (trx) => {
     const row = await deleteSubname(trx, fullName);
     if (row) await events.record(trx, [subnameEvent('subname.deleted', row)]);
     return row;

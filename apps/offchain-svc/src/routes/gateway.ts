@@ -1,8 +1,16 @@
+import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { createRateLimiter, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import { answerCcipRequest, type GatewaySigning } from '../gateway';
+import {
+  answerCcipRequest,
+  MAX_MULTICALL_CALLS,
+  MAX_RESULT_BYTES,
+  type GatewaySigning,
+  type SignedAnswer,
+} from '../gateway';
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
 
@@ -11,6 +19,10 @@ export interface GatewayOptions {
   ttlSeconds: number;
   /** One ceiling for all clients together (GATEWAY_RATE_LIMIT_PER_MINUTE). */
   rateLimitPerMinute: number;
+  /** Each client IP's share of it (GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE). */
+  clientRateLimitPerMinute: number;
+  /** Shares both counters between replicas. */
+  redis?: Redis;
   /** Clock in ms, for tests. */
   now?: () => number;
   /** Told the outcome of every answer: `signed`, or the problem's code (for the gateway metrics). */
@@ -25,16 +37,38 @@ const problems = [
   offchainProblems.GATEWAY_NOT_CONFIGURED,
 ];
 
-export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions): RouteDefinition[] {
+export function gatewayRoutes(
+  { db, caches, logger, config }: OffchainContext,
+  options: GatewayOptions,
+): RouteDefinition[] {
   const signing: GatewaySigning = {
     signerKey: options.signerKey,
     ttlSeconds: options.ttlSeconds,
     now: options.now ?? Date.now,
   };
+  const ceiling = createRateLimiter(
+    'offchain-svc',
+    { name: 'gateway', windowMs: 60_000, limit: options.rateLimitPerMinute, key: () => 'all' },
+    logger,
+    options.redis,
+  );
+  const countAgainstCeiling = (req: Request, res: Response) => () =>
+    new Promise<void>((resolve, reject) => {
+      ceiling(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+    });
 
-  async function answer(sender: string, callData: string): Promise<{ data: string }> {
+  async function answer(
+    req: Request,
+    res: Response,
+    sender: string,
+    callData: string,
+  ): Promise<SignedAnswer> {
     try {
-      const signed = await answerCcipRequest(db, signing, sender, callData);
+      const signed = await answerCcipRequest(db, signing, caches.gateway, {
+        sender,
+        callData,
+        admit: countAgainstCeiling(req, res),
+      });
       options.onAnswer?.('signed');
       return signed;
     } catch (err) {
@@ -47,17 +81,31 @@ export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions):
     'EIP-3668 gateway for our SignedOffchainResolver (and ENS’s OffchainResolver, which verifies the same ' +
     'signatures): answers `resolve(bytes name, bytes data)` for addr(bytes32), addr(bytes32,uint256), ' +
     'text(bytes32,string), contenthash(bytes32) and multicall(bytes[]) of those (ENSIP-22: a whole profile in one ' +
-    'request). The answer is `abi.encode(bytes result, uint64 expires, bytes signature)`, signed with the gateway ' +
-    'key for `sender` (the resolver, or the universal resolver that re-raised the lookup; SignedOffchainResolver ' +
-    'accepts both); `expires` is now + GATEWAY_TTL_SECONDS. A name the service does not hold answers every ' +
-    'record as unset. The node inside `data` is not consulted: the DNS-encoded name decides. Rate limit: one ' +
-    'ceiling of GATEWAY_RATE_LIMIT_PER_MINUTE requests for all clients together (default 60000, shared by ' +
-    'replicas through Redis), not per client IP: batch gateways carry every user’s lookups from a few addresses.';
-  const rateLimit = {
-    name: 'gateway',
+    `request; at most ${MAX_MULTICALL_CALLS} calls, and a result of at most ${MAX_RESULT_BYTES} bytes, else 400 ` +
+    '`UNSUPPORTED_RESOLVER_CALL`: split the multicall). The answer is `abi.encode(bytes result, uint64 expires, ' +
+    'bytes signature)`, signed with the gateway key for `sender` (the resolver, or the universal resolver that ' +
+    're-raised the lookup; SignedOffchainResolver accepts both); `expires` is the signing time + ' +
+    'GATEWAY_TTL_SECONDS. A name the service does not hold answers every record as unset. The node inside `data` ' +
+    'is not consulted: the DNS-encoded name decides.\n\n' +
+    `**Cache.** Signed answers are kept per replica, keyed by sender and callData, for ANSWER_CACHE_SECONDS ` +
+    `(now ${config.ANSWER_CACHE_SECONDS} s, always less than GATEWAY_TTL_SECONDS, so a cached answer is served ` +
+    'with at least GATEWAY_TTL_SECONDS − ANSWER_CACHE_SECONDS of validity left), in at most ANSWER_CACHE_MB of ' +
+    'memory. Every committed write of a subname (create, update, bulk, delete) drops its answers in this replica ' +
+    'before the write is answered, and in every other replica through Redis pub/sub when REDIS_URL is set; a ' +
+    'failed write drops nothing. If a message is lost, a stale answer is served for at most ANSWER_CACHE_SECONDS. ' +
+    'A new answer enters a probation fifth of the cache and is kept only when asked for again, so a flood of ' +
+    'distinct callData cannot evict the answers of names in use; callData that fails to decode is never cached.\n\n' +
+    '**Rate limits.** Batch gateways carry many users’ lookups from a few addresses, so the gateway is not limited ' +
+    'to an ordinary per-IP share: each client IP may use GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE (default 15000, a ' +
+    'quarter of the ceiling: a batch gateway gets through, a few clients cannot take everything), and every ' +
+    'lookup that reaches the database counts against one ceiling of GATEWAY_RATE_LIMIT_PER_MINUTE for all clients ' +
+    'together (default 60000). Both are shared by replicas through Redis. A request refused as invalid counts ' +
+    'against its client’s share only, never the ceiling, and answers served from the cache do not count against ' +
+    'the ceiling: a flood of bad requests from some addresses limits those addresses, not the others.';
+  const clientShare = {
+    name: 'gateway-client',
     windowMs: 60_000,
-    limit: options.rateLimitPerMinute,
-    key: () => 'all',
+    limit: options.clientRateLimitPerMinute,
     replacesGlobal: true,
   };
 
@@ -72,8 +120,8 @@ export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions):
       params: z.object({ sender: gatewayRequest.shape.sender, data: gatewayRequest.shape.data }),
       responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
       problems,
-      rateLimit,
-      handler: ({ params }) => answer(params.sender, params.data),
+      rateLimit: clientShare,
+      handler: ({ params }, req, res) => answer(req, res, params.sender, params.data),
     }),
     defineRoute({
       method: 'post',
@@ -85,8 +133,8 @@ export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions):
       body: gatewayRequest,
       responses: { 200: { description: 'Signed answer.', schema: gatewayResponse } },
       problems,
-      rateLimit,
-      handler: ({ body }) => answer(body.sender, body.data),
+      rateLimit: clientShare,
+      handler: ({ body }, req, res) => answer(req, res, body.sender, body.data),
     }),
   ];
 }

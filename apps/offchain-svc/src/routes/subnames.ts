@@ -45,8 +45,15 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
   return key;
 }
 
+/** How a read stays consistent with writes, for the descriptions of the reads. */
+const READ_CACHE =
+  ' Answers are cached per replica (ANSWER_CACHE_SECONDS, default 10 s, in at most ANSWER_CACHE_MB); every ' +
+  'committed write of the subname drops them at once in this replica and, through Redis pub/sub when REDIS_URL is ' +
+  'set, in the others, so a read after a write sees the write. Should a message be lost, a read is stale for at ' +
+  'most ANSWER_CACHE_SECONDS.';
+
 export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
-  const { db, events } = ctx;
+  const { db, events, caches } = ctx;
   return [
     defineRoute({
       method: 'post',
@@ -159,24 +166,24 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       path: '/api/v1/subnames/namehash/:namehash',
       operationId: 'getSubnameByNamehash',
       summary: 'Get a subname by namehash',
-      description: 'Used by the metadata service to find an offchain subname from a token id.',
+      description: 'Used by the metadata service to find an offchain subname from a token id.' + READ_CACHE,
       tags: TAG,
       params: namehashParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }) => getSubnameByNamehash(db, params.namehash),
+      handler: ({ params }) => getSubnameByNamehash(db, caches.subnames, params.namehash),
     }),
     defineRoute({
       method: 'get',
       path: '/api/v1/subnames/:fullSubname',
       operationId: 'getSubname',
       summary: 'Get a subname by full name',
-      description: 'The name is normalised (ENSIP-15) before the lookup.',
+      description: 'The name is normalised (ENSIP-15) before the lookup.' + READ_CACHE,
       tags: TAG,
       params: fullSubnameParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_NAME, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }) => getSubname(db, params.fullSubname),
+      handler: ({ params }) => getSubname(db, caches.subnames, params.fullSubname),
     }),
     defineRoute({
       method: 'delete',
