@@ -220,9 +220,9 @@ export const searchSubnamesRequest = z
       .optional()
       .meta({ description: 'Every entry must match (key equals value).' }),
   })
-  .refine((q) => q.parentName !== undefined || q.parentNames !== undefined, {
+  .refine((q) => q.parentName !== undefined || q.parentNames !== undefined || q.owner !== undefined, {
     path: ['parentName'],
-    message: 'give parentName or parentNames',
+    message: 'give parentName, parentNames or owner',
   });
 
 export type SearchSubnamesInput = z.input<typeof searchSubnamesRequest>;

@@ -255,7 +255,9 @@ export async function searchSubnames(
   { db }: OffchainDb,
   filter: SubnameFilter,
 ): Promise<{ items: OffchainSubname[]; totalItems: number }> {
-  let query = db.selectFrom('offchain_subnames').where('parent_name', 'in', filter.parentNames);
+  let query = db.selectFrom('offchain_subnames');
+  // No parent: every parent (a search by owner alone).
+  if (filter.parentNames.length > 0) query = query.where('parent_name', 'in', filter.parentNames);
   if (filter.labelSearch !== undefined)
     query = query.where(sql<boolean>`label ILIKE ${likePattern(filter.labelSearch)}`);
   if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
