@@ -129,8 +129,8 @@ async function main(): Promise<void> {
       : {}),
   });
   const listing = { ...listingInputSchema.parse({ basePriceWei: '0' }), paymentReceiver: owner.address };
-  const indexStart = Date.now();
   const service = await createService(config, createLogger('bench', 'silent'));
+  const indexStart = Date.now();
   await service.context.listings.upsert({
     network: 'sepolia',
     parentName: 'bench.eth',
