@@ -12,7 +12,8 @@ export const DEV_MINT_PARENT = 'mint.eth';
  * What `npm start` adds for this service: a MintController (owner and payment receiver: anvil account 0,
  * signer: anvil account 8's key, treasury: anvil account 9), `mint.eth` registered to account 0 with the public
  * resolver and the controller approved in the registry, and an operator listing of `mint.eth` on sepolia for
- * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE.
+ * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE. The names
+ * index follows the dev chain from the controller's deployment block with no confirmations.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const [owner, , , , , , , , signer, treasury] = ctx.accounts;
@@ -49,6 +50,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
       owner: owner.address,
     });
     const controllerAddress = await controller.getAddress();
+    // The names index starts at the controller's deployment (mined by now): nothing before it can be ours.
+    const deployedAt = await provider.getBlockNumber();
     await send(registry, 'setApprovalForAll', [controllerAddress, true]);
 
     const dir = path.join(ctx.dataDir, 'mint-svc');
@@ -83,6 +86,10 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         SIWE_DOMAINS: 'localhost:3002,127.0.0.1:3002,localhost,localhost:3000',
         // mint.signed events are relayed to offchain-svc (EVENTS_INGEST_TOKEN comes from the stack).
         OFFCHAIN_URL: ctx.services.offchain,
+        // The names index follows the dev chain at once (anvil does not reorganise on its own) and every second.
+        INDEX_CONFIRMATIONS: '0',
+        INDEX_INTERVAL_MS: '1000',
+        SEPOLIA_INDEX_START_BLOCK: String(deployedAt),
       },
       contracts: { mintController: controllerAddress },
       names: { mintParent: DEV_MINT_PARENT },

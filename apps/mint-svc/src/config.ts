@@ -51,6 +51,21 @@ export const configSchema = baseConfigSchema(3002)
     LISTINGS_FILE: z.string().optional(),
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
     MINT_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+    /** How often each network's name index reads new blocks (0: this replica never indexes). */
+    INDEX_INTERVAL_MS: nonNegativeInt.default(2000),
+    /** Blocks a block must be under the head before it is indexed (a reorganisation deeper than this is undone). */
+    INDEX_CONFIRMATIONS: nonNegativeInt.default(12),
+    /** Blocks read per batch (one `eth_getLogs` per contract, one transaction). */
+    INDEX_BATCH_BLOCKS: positiveInt.default(1000),
+    /** How long a replica's claim to index a network lasts without being renewed. */
+    INDEX_LEASE_MS: positiveInt.default(30_000),
+    /** Longest wait between attempts while the node keeps failing (the wait doubles from INDEX_INTERVAL_MS). */
+    INDEX_MAX_BACKOFF_MS: positiveInt.default(60_000),
+    /** /ready fails while the index is more than this many blocks behind the confirmed head. */
+    INDEX_MAX_LAG_BLOCKS: nonNegativeInt.default(1000),
+    /** First block indexed (backfill start): the block the mint controller was deployed in. */
+    MAINNET_INDEX_START_BLOCK: nonNegativeInt.default(0),
+    SEPOLIA_INDEX_START_BLOCK: nonNegativeInt.default(0),
     /** Offchain subname service base URL: \`mint.signed\` events are relayed to it (with EVENTS_INGEST_TOKEN). */
     OFFCHAIN_URL: z.url().optional(),
   })

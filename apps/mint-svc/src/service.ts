@@ -32,8 +32,11 @@ import { mintNonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
+import { namesRoute } from './routes/names';
+import { startNameIndexers } from './names-index';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
+import { Gauge } from 'prom-client';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -62,7 +65,14 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
 - **Events**: every signed mint emits \`mint.signed\` (data: network, chainId, name, parentName, the signed
   parameters without the signature), written to this service's outbox (table mint_event_outbox) before the answer
   and relayed at least once to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which
-  delivers it to the webhooks of the parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.`;
+  delivers it to the webhooks of the parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
+- **Names index**: each network with a mint controller is indexed from its \`*_INDEX_START_BLOCK\` (the controller's
+  \`SubnameMinted\`, then each name's holder and NameWrapper expiry), INDEX_CONFIRMATIONS blocks under the head, one
+  replica per network at a time (a lease in the database), each batch of blocks written whole with its cursor. A
+  reorganisation of indexed blocks is undone (names minted there go, holders return to their state before). Every
+  mint emits \`name.minted\` and every change of holder \`name.transferred\` (data: network, chainId, name,
+  parentName, owner or from/to, wrapped, expiry, txHash, blockNumber), through the same outbox; an event of a block
+  later reorganised away is not withdrawn. \`GET /api/v1/names\` lists the index.`;
 
 const SIGNER_KEY = /^0x[0-9a-fA-F]{64}$/;
 
@@ -148,7 +158,39 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     eventRelay.stop(),
   );
 
+  const lagGauge = new Gauge({
+    name: 'name_index_lag_blocks',
+    help: 'Blocks between the confirmed head and the names index, by network.',
+    labelNames: ['network'],
+    registers: [metrics.registry],
+  });
+  const indexers = startNameIndexers(
+    ctx,
+    (name) => ({
+      startBlock: config[`${name.toUpperCase() as Uppercase<MintNetwork>}_INDEX_START_BLOCK`],
+      confirmations: config.INDEX_CONFIRMATIONS,
+      batchBlocks: config.INDEX_BATCH_BLOCKS,
+      leaseMs: config.INDEX_LEASE_MS,
+      intervalMs: config.INDEX_INTERVAL_MS,
+      maxBackoffMs: config.INDEX_MAX_BACKOFF_MS,
+    }),
+    logger,
+    (network, blocks) => lagGauge.set({ network }, blocks),
+  );
+  onShutdown.unshift(() => indexers.stop());
+
   const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
+  for (const [name, index] of indexers.indexes) {
+    readiness[`${name}-index`] = async () => {
+      const lag = await index.lag();
+      if (lag > config.INDEX_MAX_LAG_BLOCKS) {
+        throw new Error(
+          `the names index is ${lag} blocks behind (INDEX_MAX_LAG_BLOCKS ${config.INDEX_MAX_LAG_BLOCKS})`,
+        );
+      }
+      return `ok, ${lag} blocks behind`;
+    };
+  }
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
   for (const [name, net] of Object.entries(networks)) {
@@ -187,6 +229,7 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
       rateLimitPerMinute: config.NONCE_RATE_LIMIT_PER_MINUTE,
     }),
     verifyMinterRoute(ctx),
+    namesRoute(ctx),
   ];
   const app = createApp({
     service: SERVICE_NAME,

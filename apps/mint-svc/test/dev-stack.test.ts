@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import request from 'supertest';
+import { until } from '@nrp/testkit/src/until';
 import { mintControllerArtifact } from '@nrp/contracts';
 import { createLogger, loadConfig } from '@nrp/server';
 import { startEnsChain, type DevStackContext, type EnsChain } from '@nrp/testkit';
@@ -88,6 +89,17 @@ describe('mint-svc dev stack hook', () => {
         });
       await tx.wait();
       expect(await chain.ens.registryOwner('hello.mint.eth')).toBe(minter.address);
+      // The stack's names index follows the dev chain: the new name is listed for its holder.
+      await until(
+        async () =>
+          (
+            await request(service.app)
+              .get('/api/v1/names')
+              .query({ network: 'sepolia', owner: minter.address })
+          ).body.items?.[0]?.name === 'hello.mint.eth',
+        'hello.mint.eth in the names index',
+        30_000,
+      );
     } finally {
       for (const step of service.onShutdown) await step();
       provider.destroy();

@@ -54,6 +54,8 @@ export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}):
     NONCE_RATE_LIMIT_PER_MINUTE: '100000',
     // Rate-limit counters in Redis when the run provides one (the second way of running the suite).
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // The names index writes in the background: only the tests of the index run it.
+    INDEX_INTERVAL_MS: '0',
     ...extra,
   };
 }

@@ -47,6 +47,7 @@ describe('mint-svc shared endpoints', () => {
       '/api/v1/mint',
       '/api/v1/mint/estimate',
       '/api/v1/minters/verify',
+      '/api/v1/names',
     ]);
     const params = openapi.paths['/api/v1/mint/estimate'].get.parameters.map((p: { name: string }) => p.name);
     expect(params).toEqual(['parentName', 'label', 'minterAddress', 'isTestnet', 'expiryInYears']);

@@ -18,6 +18,20 @@ export const configSchema = baseConfigSchema(3004).extend({
   RESOLVE_TIMEOUT_MS: positiveInt.optional(),
   /** Per client IP: requests with `noCache=true`, which always reach the RPC node, across all routes. */
   NO_CACHE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  /** mint-svc base URL: the names minted through our controller (GET /ens/v2/names/{address}); unset: none. */
+  MINT_URL: z
+    .url()
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** offchain-svc base URL: the offchain subnames an address owns (GET /ens/v2/names/{address}); unset: none. */
+  OFFCHAIN_URL: z
+    .url()
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Lifetime of a cached names page of an address (complete answers only); 0 disables caching. */
+  NAMES_CACHE_TTL_SECONDS: nonNegativeInt.default(60),
+  /** Upper bound of one call to mint-svc or offchain-svc. */
+  NAMES_UPSTREAM_TIMEOUT_MS: positiveInt.default(5000),
   /** Public base URL of metadata-svc; when set, reverse profiles carry `avatarUrl` (its resolved avatar route). */
   METADATA_PUBLIC_URL: z
     .url()

@@ -6,6 +6,7 @@ import {
   redisFromConfig,
   type ServiceFactory,
 } from '@nrp/server';
+import { AddressNamesLookup } from './address-names';
 import { ResultCache } from './cache';
 import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
@@ -13,6 +14,7 @@ import { Resolution } from './resolution';
 import { chainRoutes } from './routes/chains';
 import type { RouteContext } from './routes/context';
 import { profileRoutes } from './routes/profile';
+import { namesRoutes } from './routes/names';
 import { recordRoutes } from './routes/records';
 import { reverseRoutes } from './routes/reverse';
 import { version } from '../package.json';
@@ -44,7 +46,11 @@ one upstream call. \`Cache-Control: public, max-age=<seconds left>\` fits the ca
 **Upstream failures.** An RPC node that is down, slower than RPC_TIMEOUT_MS or answers an error, and a CCIP-Read
 gateway that fails, answer 502 \`UPSTREAM_ERROR\` whose \`upstream\` member holds the upstream's own \`message\` and
 \`code\` (ethers code such as TIMEOUT, SERVER_ERROR, OFFCHAIN_FAULT, or the universal resolver's error name).
-A name without resolver or an unknown name is not an error. Failures are never cached.`;
+A name without resolver or an unknown name is not an error. Failures are never cached.
+
+**Names of an address.** \`GET /ens/v2/names/{address}\` merges the names minted through our controller (mint-svc,
+MINT_URL) with the offchain subnames the address owns (offchain-svc, OFFCHAIN_URL); a source that fails is reported
+in the answer (\`partial\`, \`failedSources\`), never as a 5xx.`;
 
 export const createService: ServiceFactory<Config, RouteContext> = async (config, logger) => {
   const onShutdown: Array<() => Promise<void>> = [];
@@ -77,7 +83,23 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
   };
 
-  const routes = [...profileRoutes(ctx), ...recordRoutes(ctx), ...reverseRoutes(ctx), ...chainRoutes()];
+  const addressNames = new AddressNamesLookup({
+    mintUrl: config.MINT_URL,
+    offchainUrl: config.OFFCHAIN_URL,
+    timeoutMs: config.NAMES_UPSTREAM_TIMEOUT_MS,
+    ttlMs: config.NAMES_CACHE_TTL_SECONDS * 1000,
+    cache,
+    resolution,
+    logger,
+  });
+
+  const routes = [
+    ...profileRoutes(ctx),
+    ...recordRoutes(ctx),
+    ...reverseRoutes(ctx),
+    ...chainRoutes(),
+    ...namesRoutes(ctx, addressNames),
+  ];
   const app = createApp({
     service: SERVICE_NAME,
     version,

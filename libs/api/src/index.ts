@@ -1,3 +1,4 @@
+export * from './cursor';
 export * from './media-types';
 export * from './metadata';
 export * from './mint';

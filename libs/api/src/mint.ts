@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
+import { cursorQuery } from './cursor';
 import { signedRequestSchema } from './signed-request';
 
 // ----- shared pieces -----
@@ -251,6 +252,62 @@ export const listingFileEntrySchema = z.object({
 });
 export const listingFileSchema = z.array(listingFileEntrySchema);
 
+// ----- the index of minted names -----
+
+export const NAMES_PAGE_MAX = 100;
+
+/** Where a page of names ends: the last name answered (names are listed in code point order). */
+export const namesCursorSchema = z.strictObject({ name: z.string().min(1).max(1024) });
+
+export const namesQuerySchema = z.strictObject({
+  network: mintNetworkSchema,
+  owner: ethAddress.optional().meta({ description: 'Only the names this address holds now.' }),
+  parentName: ensName({ min: 1, max: 255 })
+    .optional()
+    .meta({ description: 'Only the children of this name.' }),
+  labelSearch: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({ description: 'Case-insensitive substring of the label.' }),
+  cursor: cursorQuery(namesCursorSchema).optional(),
+  size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(NAMES_PAGE_MAX)
+    .default(25)
+    .meta({ description: `Names per page, 1 to ${NAMES_PAGE_MAX} (default 25).` }),
+});
+/** The query a client sends (`size` as a number). */
+export type NamesQuery = Omit<z.input<typeof namesQuerySchema>, 'size'> & { size?: number };
+
+export const mintedNameSchema = z
+  .object({
+    name: z.string(),
+    parentName: z.string(),
+    owner: z
+      .string()
+      .meta({ description: 'Checksummed address of the holder now (NameWrapper holder when wrapped).' }),
+    wrapped: z.boolean(),
+    expiry: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'NameWrapper expiry (Unix seconds) of a wrapped name; null when unwrapped.' }),
+    mintedAt: z.string().meta({ description: 'ISO time of the block of the mint.' }),
+    txHash: z.string().meta({ description: 'The mint transaction.' }),
+  })
+  .meta({ id: 'MintedName' });
+export type MintedName = z.output<typeof mintedNameSchema>;
+
+export const namesPageSchema = z.object({
+  items: z.array(mintedNameSchema),
+  nextCursor: z.string().nullable().meta({ description: 'Cursor of the next page; null on the last page.' }),
+});
+export type NamesPage = z.output<typeof namesPageSchema>;
+
 /** Response schemas by client method, for `createMintClient({ responseSchemas: mintResponseSchemas })`. */
 export const mintResponseSchemas = {
   getMintEstimate: mintEstimateResponseSchema,
@@ -260,4 +317,5 @@ export const mintResponseSchemas = {
   getListing: listingSchema,
   putListing: listingSchema,
   deleteListing: deleteListingResponseSchema,
+  listNames: namesPageSchema,
 };

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'image.discarded',
   'image.deleted',
   'mint.signed', // mint-svc
+  'name.minted',
+  'name.transferred',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { chainByName, isValidCoinType, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
 import { commaList, ensName, ethAddress, queryBoolean } from '@nrp/validation';
+import { cursorQuery } from './cursor';
 
 // ---- limits ----
 
@@ -302,6 +303,66 @@ export const bulkReverseQuerySchema = reverseQueryFields
 export const nameParamsSchema = z.object({ name: resolverNameParam });
 export const addressParamsSchema = z.object({ address: ethAddress });
 
+// ---- the names of an address ----
+
+/**
+ * Where the next page of an address's names starts in each source (`minted`: mint-svc's cursor, empty for its first
+ * page; `offchainPage`: offchain-svc's page); a source without a key has no more names.
+ */
+export const addressNamesCursorSchema = z.strictObject({
+  minted: z.string().max(1024).optional(),
+  offchainPage: z.number().int().min(1).max(10_000).optional(),
+});
+export type AddressNamesCursor = z.output<typeof addressNamesCursorSchema>;
+
+export const addressNamesQuerySchema = z.strictObject({
+  network: networkQuery,
+  noCache: noCacheQuery,
+  cursor: cursorQuery(addressNamesCursorSchema).optional(),
+});
+
+export const NAME_SOURCES = ['minted', 'offchain'] as const;
+
+export const addressNameSchema = z
+  .object({
+    name: z.string(),
+    source: z.enum(NAME_SOURCES).meta({
+      description:
+        '`minted`: minted through our mint controller (mint-svc index); `offchain`: an offchain subname.',
+    }),
+    parentName: z.string(),
+    expiry: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: 'Minted names: NameWrapper expiry (Unix seconds), null when unwrapped.' }),
+    isPrimary: z
+      .boolean()
+      .meta({ description: "The address's verified primary name (ENSIP-19, coin type 60)." }),
+  })
+  .meta({ id: 'AddressName' });
+export type AddressName = z.output<typeof addressNameSchema>;
+
+export const addressNamesSchema = z
+  .object({
+    address: z.string(),
+    primaryName: z.string().nullable(),
+    names: z.array(addressNameSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Cursor of the next page; null on the last page.' }),
+    partial: z
+      .boolean()
+      .meta({ description: 'true when a source failed: its names are missing from this page.' }),
+    failedSources: z
+      .array(z.enum([...NAME_SOURCES, 'primaryName']))
+      .meta({ description: 'The sources that failed (mint-svc, offchain-svc, the reverse lookup).' }),
+  })
+  .meta({ id: 'AddressNames' });
+export type AddressNames = z.output<typeof addressNamesSchema>;
+
 /** Response schemas by client method, for `createResolverClient({ responseSchemas: resolverResponseSchemas })`. */
 export const resolverResponseSchemas = {
   getProfile: profileSchema,
@@ -309,6 +370,7 @@ export const resolverResponseSchemas = {
   getAddresses: addressesResultSchema,
   getTexts: textsResultSchema,
   getReverseProfile: reverseProfileSchema,
+  names: addressNamesSchema,
   getReverseProfiles: bulkReverseResultSchema,
   getChains: chainsResultSchema,
 };

@@ -8,6 +8,8 @@ export const ENS_REGISTRY_ABI = [
   'function recordExists(bytes32 node) view returns (bool)',
   'function isApprovedForAll(address owner, address operator) view returns (bool)',
   'function setResolver(bytes32 node, address resolver)',
+  'event Transfer(bytes32 indexed node, address owner)',
+  'event NewOwner(bytes32 indexed node, bytes32 indexed label, address owner)',
 ] as const;
 
 export const NAME_WRAPPER_ABI = [
@@ -18,6 +20,10 @@ export const NAME_WRAPPER_ABI = [
   'function isApprovedForAll(address account, address operator) view returns (bool)',
   'function balanceOf(address account, uint256 id) view returns (uint256)',
   'function setResolver(bytes32 node, address resolver)',
+  'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
+  'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
+  'event NameWrapped(bytes32 indexed node, bytes name, address owner, uint32 fuses, uint64 expiry)',
+  'event ExpiryExtended(bytes32 indexed node, uint64 expiry)',
 ] as const;
 
 export const RESOLVER_ABI = [
@@ -86,10 +92,11 @@ export const ERC1155_ABI = [
   'function uri(uint256 id) view returns (string)',
 ] as const;
 
-/** The reads of our MintController (libs/contracts) that mint-svc's readiness makes. */
+/** The reads of our MintController (libs/contracts) that mint-svc's readiness makes, and the event it indexes. */
 export const MINT_CONTROLLER_ABI = [
   'function signers(address signer) view returns (bool)',
   'function treasury() view returns (address)',
+  'event SubnameMinted(bytes32 indexed parentNode, bytes32 indexed node, address indexed owner, string label, uint256 price, uint256 fee, address paymentReceiver, uint64 expiry)',
 ] as const;
 
 export const ensRegistryInterface = new Interface(ENS_REGISTRY_ABI);

@@ -10,6 +10,8 @@ import type {
   MintNonceResponse,
   MintRequest,
   MintResponse,
+  NamesPage,
+  NamesQuery,
   PutListingRequest,
   VerifiedMinter,
   VerifyMinterRequest,
@@ -29,6 +31,9 @@ export type {
   MintRequest,
   MintResponse,
   MintValidationError,
+  MintedName,
+  NamesPage,
+  NamesQuery,
   PutListingRequest,
   VerifiedMinter,
   VerifyMinterRequest,
@@ -103,6 +108,8 @@ export interface MintClient {
     parentName: string,
     body: SignedRequest,
   ): Promise<DeleteListingResponse>;
+  /** `GET /api/v1/names`: one page of the names minted through the controller (pass `nextCursor` as `cursor`). */
+  listNames(query: NamesQuery): Promise<NamesPage>;
 }
 
 /** Typed client of the mint service. Failures throw ServiceError with the problem's `code`. */
@@ -120,5 +127,6 @@ export function createMintClient(options: ClientOptions): MintClient {
       requestJson(options, 'putListing', listingPath(network, parentName), { method: 'PUT', body }),
     deleteListing: (network, parentName, body) =>
       requestJson(options, 'deleteListing', listingPath(network, parentName), { method: 'DELETE', body }),
+    listNames: (query) => requestJson(options, 'listNames', '/api/v1/names', { query: { ...query } }),
   };
 }

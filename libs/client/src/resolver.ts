@@ -1,6 +1,7 @@
 /** Typed client of resolver-svc (name resolution, `/ens/v2`). */
 import { requestJson, type ClientOptions } from './http';
 import type {
+  AddressNames,
   AddressesResult,
   BulkProfileResult,
   BulkReverseResult,
@@ -12,6 +13,8 @@ import type {
 } from '@nrp/api/resolver';
 
 export type {
+  AddressName,
+  AddressNames,
   AddressRecord,
   AddressesResult,
   BulkProfileResult,
@@ -78,6 +81,11 @@ export interface ResolverClient {
   getReverseProfiles(addresses: string[], options?: ReverseOptions): Promise<BulkReverseResult>;
   /** GET /ens/v2/chains */
   getChains(): Promise<ChainsResult>;
+  /**
+   * GET /ens/v2/names/{address}: the names `address` holds (minted through our controller, and offchain subnames),
+   * one page; pass the answer's `nextCursor` as `cursor` for the next.
+   */
+  names(address: string, options?: ResolveOptions & { cursor?: string }): Promise<AddressNames>;
 }
 
 /** Typed client of resolver-svc. Failures throw ServiceError with the problem's `code`. */
@@ -121,5 +129,9 @@ export function createResolverClient(options: ClientOptions): ResolverClient {
       });
     },
     getChains: () => requestJson(options, 'getChains', '/ens/v2/chains'),
+    names: (address, opts = {}) =>
+      requestJson(options, 'names', `/ens/v2/names/${encodeURIComponent(address)}`, {
+        query: { network: opts.network, noCache: opts.noCache, cursor: opts.cursor },
+      }),
   };
 }

@@ -25,6 +25,7 @@ import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 import { sharedEndpoints, type EndpointHandler } from './shared-endpoints';
 
+/** A dependency check of /ready: rejects when not ready; a string answer is reported instead of `ok`. */
 export type ReadinessCheck = () => Promise<unknown>;
 
 export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
@@ -172,8 +173,13 @@ export function createApp(options: AppOptions): Express {
         Object.entries(readiness).map(async ([name, check]) => {
           try {
             const ms = options.readinessTimeoutMs ?? 3000;
-            await withDeadline(check(), ms, () => new Error(`${name} did not answer within ${ms} ms`));
-            checks[name] = 'ok';
+            const answer = await withDeadline(
+              check(),
+              ms,
+              () => new Error(`${name} did not answer within ${ms} ms`),
+            );
+            // A check may say more than ok (how far an index is behind) by answering a string.
+            checks[name] = typeof answer === 'string' ? answer : 'ok';
           } catch (err) {
             ready = false;
             checks[name] = err instanceof Error ? err.message : 'failed';

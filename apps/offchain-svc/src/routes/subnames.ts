@@ -152,7 +152,8 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       operationId: 'searchSubnames',
       summary: 'Search subnames',
       description:
-        'Filters: `parentName` and/or `parentNames` (at least one), `labelSearch` (case-insensitive substring of ' +
+        'Filters: `parentName` and/or `parentNames`, or `owner` alone (its subnames under every parent), ' +
+        '`labelSearch` (case-insensitive substring of ' +
         'the label), `owner`, `metadata` (every key must equal its value). Ordered by label; `page` from 1, ' +
         '`size` 1 to 100 (default 25); `totalItems` counts every match.',
       tags: TAG,

@@ -1,0 +1,24 @@
+import { namesPageSchema, namesQuerySchema } from '@nrp/api';
+import { defineRoute } from '@nrp/server';
+import type { MintServiceContext } from '../context';
+import { listMintedNames } from '../names';
+
+export function namesRoute(ctx: MintServiceContext) {
+  return defineRoute({
+    method: 'get',
+    path: '/api/v1/names',
+    operationId: 'listNames',
+    summary: 'Names minted through our controller, with who holds them now',
+    description:
+      "The service's index of the controller's `SubnameMinted` events, following each name's holder (NameWrapper " +
+      "`TransferSingle`/`TransferBatch` for wrapped names, the registry's `Transfer`/`NewOwner` for unwrapped ones) " +
+      'and its NameWrapper expiry, INDEX_CONFIRMATIONS blocks under the head. Filters combine (`owner`, `parentName`, ' +
+      '`labelSearch`). Names come in code point order, `size` per page (at most 100); `nextCursor` is the opaque ' +
+      'cursor of the next page (a cursor this service did not hand out is 400). How far the index is behind the ' +
+      'chain: `/ready` and the metric `name_index_lag_blocks`.',
+    tags: ['names'],
+    query: namesQuerySchema,
+    responses: { 200: { description: 'One page of names.', schema: namesPageSchema } },
+    handler: ({ query }) => listMintedNames(ctx, query),
+  });
+}

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import {
+  createTestDatabase,
+  NO_SHARED_POSTGRES,
+  requireParts,
+  sharedPostgresUrl,
+  startServiceProcess,
+  startTcpProxy,
+  type ServiceProcess,
+  type TcpProxy,
+  type TestDatabase,
+} from '@nrp/testkit';
+import { until } from '@nrp/testkit/src/until';
+import type { MintDatabase } from '../src/data/schema';
+import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
+import {
+  accountAt,
+  approveController,
+  listDirect,
+  mintArgs,
+  sendMint,
+  serviceEnv,
+  startMintTestEnv,
+  walletAt,
+  type MintTestEnv,
+} from './helpers';
+
+// The indexer runs as its own process (so SIGKILL is a real crash) on a PostgreSQL that it and its successors share.
+const databaseUrl = sharedPostgresUrl();
+const runs = requireParts(
+  'REQUIRE_REPLICA_TESTS',
+  'the mint-svc names index crash test',
+  databaseUrl ? [] : [NO_SHARED_POSTGRES],
+);
+const crashIt = runs ? it : it.skip;
+const ENTRY = 'apps/mint-svc/src/main.ts';
+/** The service's tables live in its DATABASE_SCHEMA (default `mint`). */
+const SCHEMA = 'mint';
+const LABELS = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
+
+let env: MintTestEnv;
+let db: TestDatabase<MintDatabase>;
+let pgProxy: TcpProxy;
+const started: ServiceProcess[] = [];
+let namesInserted = 0;
+let onThirdInsert: () => void = () => undefined;
+/** The operator's listing file: the processes know crash.eth's name from it (their database starts empty). */
+const listingsDir = mkdtempSync(path.join(tmpdir(), 'names-index-crash-'));
+const listingsFile = path.join(listingsDir, 'listings.json');
+
+beforeAll(async () => {
+  if (!runs || !databaseUrl) return;
+  // The in-process service of the helpers is not the one under test: it does not index.
+  env = await startMintTestEnv({ INDEX_INTERVAL_MS: '0' });
+  const parentOwner = accountAt(env.chain, 1).address;
+  await env.chain.ens.registerEthName('crash', parentOwner);
+  await approveController(env, 1, false);
+  await listDirect(env, 'crash.eth', { paymentReceiver: parentOwner });
+  writeFileSync(
+    listingsFile,
+    JSON.stringify([
+      {
+        network: 'sepolia',
+        parentName: 'crash.eth',
+        listing: { basePriceWei: '0', paymentReceiver: parentOwner },
+      },
+    ]),
+  );
+  const minter = accountAt(env.chain, 3).address;
+  for (const label of LABELS) {
+    const signed = await request(env.app)
+      .post('/api/v1/mint')
+      .send({ isTestnet: true, parentName: 'crash.eth', label, minterAddress: minter, expiryInYears: 1 })
+      .expect(200);
+    const total = BigInt(signed.body.content.price) + BigInt(signed.body.content.fee);
+    await sendMint(env, walletAt(env, 3), mintArgs(signed.body), total);
+  }
+  db = await createTestDatabase<MintDatabase>({ url: databaseUrl });
+  const target = new URL(db.url ?? '');
+  // The first process reaches PostgreSQL through a proxy that sees each statement, to time the crash to one.
+  pgProxy = await startTcpProxy({
+    host: target.hostname,
+    port: Number(target.port || 5432),
+    watch: (chunk) => {
+      if (!chunk.toString('latin1').includes('insert into "mint_names"')) return;
+      namesInserted += 1;
+      if (namesInserted === 3) onThirdInsert();
+    },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  for (const svc of started) await svc.kill();
+  await pgProxy?.stop();
+  await db?.close();
+  await env?.stop();
+  rmSync(listingsDir, { recursive: true, force: true });
+});
+
+function processEnv(url: string): Record<string, string> {
+  return serviceEnv(env.chain, {
+    DATABASE_URL: url,
+    LOG_LEVEL: 'warn',
+    SEPOLIA_MINT_CONTROLLER: env.controllerAddress,
+    TREASURY_ADDRESS: env.treasury,
+    INDEX_CONFIRMATIONS: '0',
+    INDEX_INTERVAL_MS: '20',
+    // One block per batch: every mint is its own transaction of the index.
+    INDEX_BATCH_BLOCKS: '1',
+    INDEX_LEASE_MS: '1500',
+    OFFCHAIN_URL: 'http://127.0.0.1:9',
+    EVENTS_INGEST_TOKEN: 'names-index-crash-token-0123456789abcdef',
+    EVENTS_RELAY_INTERVAL_MS: '0',
+    LISTINGS_FILE: listingsFile,
+  });
+}
+
+async function indexedNames(): Promise<string[]> {
+  const rows = await db.db
+    .withSchema(SCHEMA)
+    .selectFrom('mint_names')
+    .select('name')
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+async function mintedEvents(): Promise<string[]> {
+  const rows = await db.db
+    .withSchema(SCHEMA)
+    .selectFrom(EVENT_OUTBOX_TABLE)
+    .select('data')
+    .where('type', '=', 'name.minted')
+    .execute();
+  return rows.map((r) => String((r.data as { name: string }).name)).sort();
+}
+
+describe('the names index survives kill -9 in the middle of a batch', () => {
+  crashIt(
+    'a batch cut off before its commit is not there after the crash; the next process indexes it once, with no gap',
+    async () => {
+      const proxied = new URL(db.url ?? '');
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(pgProxy.port);
+      const cutOff = new Promise<void>((resolve) => {
+        onThirdInsert = () => {
+          // The third name's INSERT reached PostgreSQL; nothing after it (its checkpoint, its COMMIT) will.
+          pgProxy.setMode('stall');
+          resolve();
+        };
+      });
+      const first = await startServiceProcess(ENTRY, processEnv(proxied.toString()));
+      started.push(first);
+      await cutOff;
+      await first.kill();
+      pgProxy.dropConnections();
+
+      // PostgreSQL rolled the open batch back: two names, each with its one event, and no third.
+      await until(async () => (await indexedNames()).length === 2, 'the two committed batches', 10_000);
+      expect(await indexedNames()).toEqual(['c0.crash.eth', 'c1.crash.eth']);
+      expect(await mintedEvents()).toEqual(['c0.crash.eth', 'c1.crash.eth']);
+
+      // A successor takes the lease once the dead one's lapses and carries on from the cursor.
+      const second = await startServiceProcess(ENTRY, processEnv(db.url ?? ''));
+      started.push(second);
+      const all = LABELS.map((l) => `${l}.crash.eth`);
+      await until(
+        async () => JSON.stringify(await indexedNames()) === JSON.stringify(all),
+        'every name indexed by the successor',
+        60_000,
+      );
+      expect(await mintedEvents()).toEqual(all);
+      const ready = await request(second.url).get('/ready').expect(200);
+      expect(ready.body.checks['sepolia-index']).toMatch(/^ok, \d+ blocks behind$/);
+    },
+    180_000,
+  );
+});
