@@ -123,7 +123,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     readiness,
     config,
     redis,
-    jsonLimit: '1mb',
     metrics,
   });
   const deliveries = startPeriodic(

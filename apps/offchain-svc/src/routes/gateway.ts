@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import { answerCcipRequest, type GatewaySigning } from '../gateway';
 import { offchainProblems } from '../problems';
@@ -66,6 +66,7 @@ export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions):
       method: 'get',
       path: '/api/v1/gateway/:sender/:data.json',
       operationId: 'ccipReadGet',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'CCIP-Read lookup (GET)',
       description,
       tags: TAG,
@@ -79,6 +80,7 @@ export function gatewayRoutes({ db }: OffchainContext, options: GatewayOptions):
       method: 'post',
       path: '/api/v1/gateway',
       operationId: 'ccipReadPost',
+      budget: { bodyBytes: 256 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'CCIP-Read lookup (POST)',
       description,
       tags: TAG,

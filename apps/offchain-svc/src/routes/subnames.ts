@@ -11,7 +11,7 @@ import {
   searchSubnamesRequest,
   searchSubnamesResponse,
 } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
@@ -47,6 +47,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'post',
       path: '/api/v1/subnames',
       operationId: 'createOrUpdateSubname',
+      budget: { bodyBytes: 1024 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Create or update a subname',
       description:
@@ -72,6 +73,12 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'post',
       path: '/api/v1/subnames/bulk',
       operationId: 'bulkImportSubnames',
+      budget: {
+        bodyBytes: 1024 * 1024,
+        answerBytes: MAX_ANSWER_BYTES,
+        timeMs: 30_000,
+        concurrency: { name: 'bulk-import', limit: 4 },
+      },
       security: 'apiKey',
       summary: 'Create or update up to 1,000 subnames',
       description:
@@ -109,6 +116,12 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'get',
       path: '/api/v1/subnames/export',
       operationId: 'exportSubnames',
+      budget: {
+        bodyBytes: 0,
+        answerBytes: 'stream',
+        timeMs: 10_000,
+        concurrency: { name: 'export', limit: 4 },
+      },
       security: 'apiKey',
       summary: 'Export every subname of a parent (NDJSON)',
       description:
@@ -138,6 +151,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'post',
       path: '/api/v1/subnames/search',
       operationId: 'searchSubnames',
+      budget: { bodyBytes: 64 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'Search subnames',
       description:
         'Filters: `parentName` and/or `parentNames` (at least one), `labelSearch` (case-insensitive substring of ' +
@@ -153,6 +167,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'get',
       path: '/api/v1/subnames/namehash/:namehash',
       operationId: 'getSubnameByNamehash',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 5_000 },
       summary: 'Get a subname by namehash',
       description: 'Used by the metadata service to find an offchain subname from a token id.',
       tags: TAG,
@@ -165,6 +180,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'get',
       path: '/api/v1/subnames/:fullSubname',
       operationId: 'getSubname',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 5_000 },
       summary: 'Get a subname by full name',
       description: 'The name is normalised (ENSIP-15) before the lookup.',
       tags: TAG,
@@ -177,6 +193,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       method: 'delete',
       path: '/api/v1/subnames/:fullSubname',
       operationId: 'deleteSubname',
+      budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Delete a subname',
       description:
