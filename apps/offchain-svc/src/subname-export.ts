@@ -7,6 +7,11 @@ import { listSubnamesAfter } from './data/subnames';
 
 /** Records read per query, and written to the response per chunk: at most this many, and this many bytes. */
 export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };
+/**
+ * Records whose size the first page looks at; later pages look at as many as the previous page's average size
+ * lets fit (and one more), so that big records are not all measured to keep a few.
+ */
+const FIRST_PAGE_SCAN = 16;
 
 /** Resolves when `res` can take more (or the client went away), leaving no listener behind. */
 async function drainedOrClosed(res: Response): Promise<void> {
@@ -37,9 +42,15 @@ export async function exportSubnames(
   res.status(200).type('application/x-ndjson');
   res.setHeader('cache-control', 'no-store');
   let after = cursor;
+  let scan = FIRST_PAGE_SCAN;
   try {
     for (;;) {
-      const page = await listSubnamesAfter(db, parentName, after, EXPORT_PAGE);
+      const page = await listSubnamesAfter(db, parentName, after, {
+        limit: scan,
+        maxBytes: EXPORT_PAGE.maxBytes,
+      });
+      const average = page.bytes / Math.max(page.items.length, 1);
+      scan = Math.min(EXPORT_PAGE.limit, Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / average) + 1));
       if (page.items.length > 0 && !res.write(page.items.map((s) => `${JSON.stringify(s)}\n`).join(''))) {
         await drainedOrClosed(res);
       }

@@ -268,14 +268,15 @@ export async function deleteSubname(
 /**
  * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
  * (parent_name, label) index: every page costs the same however deep the export is): at most `limit` records, and
- * fewer when their JSON would pass `maxBytes` (at least one). Only the sizes are read first, then the records kept.
+ * fewer when their JSON would pass `maxBytes` (at least one). Only the sizes are read first, then the records kept;
+ * `bytes` is what the kept records are estimated to take.
  */
 export async function listSubnamesAfter(
   { db }: OffchainDb,
   parentName: string,
   afterLabel: string | undefined,
   limits: { limit: number; maxBytes: number },
-): Promise<{ items: OffchainSubname[]; more: boolean }> {
+): Promise<{ items: OffchainSubname[]; bytes: number; more: boolean }> {
   let query = db.selectFrom('offchain_subnames').where('parent_name', '=', parentName);
   if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
   const sizes = await query
@@ -285,9 +286,13 @@ export async function listSubnamesAfter(
     .execute();
   const kept = withinBytes(sizes, limits.maxBytes);
   const last = kept.at(-1);
-  if (!last) return { items: [], more: false };
+  if (!last) return { items: [], bytes: 0, more: false };
   const rows = await query.selectAll().where('label', '<=', last.label).orderBy('label').execute();
-  return { items: rows.map(toSubname), more: kept.length < sizes.length || sizes.length === limits.limit };
+  return {
+    items: rows.map(toSubname),
+    bytes: kept.reduce((sum, row) => sum + Number(row.bytes), 0),
+    more: kept.length < sizes.length || sizes.length === limits.limit,
+  };
 }
 
 /**
