@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
-import { exportLinePieces, exportPageEnd } from './data/subnames';
+import { listSubnamesAfter } from './data/subnames';
 
 /** Records read per query, and written to the response per chunk: at most this many, and this many bytes. */
 export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };
@@ -45,22 +45,18 @@ export async function exportSubnames(
   let scan = FIRST_PAGE_SCAN;
   try {
     for (;;) {
-      const end = await exportPageEnd(db, parentName, after, { limit: scan, maxBytes: EXPORT_PAGE.maxBytes });
-      if (!end) break;
-      scan = Math.min(
-        EXPORT_PAGE.limit,
-        Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / (end.bytes / end.records)) + 1),
-      );
-      const pieces = await exportLinePieces(db, parentName, after, end.lastLabel);
-      let writable = true;
-      pieces.forEach(({ label, piece }, i) => {
-        writable = res.write(piece);
-        if (pieces[i + 1]?.label !== label) writable = res.write('\n');
+      const page = await listSubnamesAfter(db, parentName, after, {
+        limit: scan,
+        maxBytes: EXPORT_PAGE.maxBytes,
       });
-      if (!writable) await drainedOrClosed(res);
+      const average = page.bytes / Math.max(page.items.length, 1);
+      scan = Math.min(EXPORT_PAGE.limit, Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / average) + 1));
+      if (page.items.length > 0 && !res.write(page.items.map((s) => `${JSON.stringify(s)}\n`).join(''))) {
+        await drainedOrClosed(res);
+      }
       if (res.destroyed) return;
-      if (!end.more) break;
-      after = end.lastLabel;
+      if (!page.more) break;
+      after = page.items.at(-1)?.label;
     }
   } catch (err) {
     if (!res.headersSent) throw err;

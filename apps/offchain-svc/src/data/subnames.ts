@@ -266,16 +266,17 @@ export async function deleteSubname(
 }
 
 /**
- * Where a page of a parent's subnames in label order, after `afterLabel`, ends (keyset paging on the unique
+ * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
  * (parent_name, label) index: every page costs the same however deep the export is): at most `limit` records, and
- * fewer when their JSON would pass `maxBytes` (at least one). Only sizes are read, in the database.
+ * fewer when their JSON would pass `maxBytes` (at least one). Only the sizes are read first, then the records kept;
+ * `bytes` is what the kept records are estimated to take.
  */
-export async function exportPageEnd(
+export async function listSubnamesAfter(
   { db }: OffchainDb,
   parentName: string,
   afterLabel: string | undefined,
   limits: { limit: number; maxBytes: number },
-): Promise<{ lastLabel: string; records: number; bytes: number; more: boolean } | undefined> {
+): Promise<{ items: OffchainSubname[]; bytes: number; more: boolean }> {
   let query = db.selectFrom('offchain_subnames').where('parent_name', '=', parentName);
   if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
   const sizes = await query
@@ -285,48 +286,13 @@ export async function exportPageEnd(
     .execute();
   const kept = withinBytes(sizes, limits.maxBytes);
   const last = kept.at(-1);
-  if (!last) return undefined;
+  if (!last) return { items: [], bytes: 0, more: false };
+  const rows = await query.selectAll().where('label', '<=', last.label).orderBy('label').execute();
   return {
-    lastLabel: last.label,
-    records: kept.length,
+    items: rows.map(toSubname),
     bytes: kept.reduce((sum, row) => sum + Number(row.bytes), 0),
     more: kept.length < sizes.length || sizes.length === limits.limit,
   };
-}
-
-/** Characters per piece of an export line: small strings, which the service's memory frees as fast as it sends. */
-export const EXPORT_PIECE_CHARS = 16_384;
-
-/**
- * The records of a parent with labels in (`afterLabel`, `lastLabel`], in label order, as their JSON (the record
- * shape of `toSubname`) made by the database and cut into pieces of EXPORT_PIECE_CHARS: a record of any size never
- * becomes one large string in the service.
- */
-export async function exportLinePieces(
-  { db }: OffchainDb,
-  parentName: string,
-  afterLabel: string | undefined,
-  lastLabel: string,
-): Promise<Array<{ label: string; piece: string }>> {
-  const iso = (column: string) =>
-    sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  const result = await sql<{ label: string; piece: string }>`
-    SELECT s.label, substr(l.line, p.start, ${EXPORT_PIECE_CHARS}) AS piece
-    FROM offchain_subnames s
-    CROSS JOIN LATERAL (
-      SELECT json_build_object(
-        'id', s.id, 'fullName', s.full_name, 'parentName', s.parent_name, 'label', s.label,
-        'texts', s.texts, 'addresses', s.addresses, 'metadata', s.metadata, 'contenthash', s.contenthash,
-        'namehash', s.namehash, 'owner', s.owner, 'ttl', s.ttl,
-        'createdAt', ${iso('s.created_at')}, 'updatedAt', ${iso('s.updated_at')}
-      )::text AS line
-    ) l
-    CROSS JOIN LATERAL generate_series(1, length(l.line), ${EXPORT_PIECE_CHARS}) AS p(start)
-    WHERE s.parent_name = ${parentName}
-      AND s.label <= ${lastLabel}
-      ${afterLabel === undefined ? sql`` : sql`AND s.label > ${afterLabel}`}
-    ORDER BY s.label, p.start`.execute(db);
-  return result.rows;
 }
 
 /**
