@@ -49,6 +49,7 @@ async function buildApp(kind: string): Promise<express.Express> {
         method: 'get',
         path: '/profile',
         operationId: 'floor',
+        budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
         summary: 'floor',
         responses: { 200: { description: 'The warm profile body', schema: z.unknown() } },
         handler: () => body,

@@ -64,6 +64,7 @@ describe('uploadGate', () => {
           method: 'post',
           path: '/u/:upload',
           operationId: 'upload',
+          budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
           summary: 'An upload',
           params: z.object({ upload: z.string() }),
           responses: { 200: { description: 'Done', schema: z.object({ ok: z.boolean() }) } },

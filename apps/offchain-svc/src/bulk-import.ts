@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { createSubnameRequest, type BulkSubnamesResult, type CreateSubnameData } from '@nrp/api';
-import { ProblemError, validationProblem } from '@nrp/validation';
+import {
+  commonProblems,
+  MAX_FIELD_ERRORS,
+  ProblemError,
+  validationProblem,
+  type FieldError,
+} from '@nrp/validation';
 import { keyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
@@ -16,6 +22,9 @@ export interface BulkImportRequest {
   atomic: boolean;
   idempotencyKey?: string;
 }
+
+/** Field errors listed per failed item in a non-atomic answer (its `detail` counts the rest). */
+const ITEM_ERRORS = 10;
 
 type ItemResult = BulkSubnamesResult['results'][number];
 type Checked =
@@ -34,7 +43,11 @@ function checkItems(apiKey: ApiKeyRow, items: unknown[]): Checked[] {
         failure: {
           index,
           status: 400,
-          error: { code: problem.code, detail: problem.message, errors: problem.errors },
+          error: {
+            code: problem.code,
+            detail: problem.message,
+            errors: problem.errors?.slice(0, ITEM_ERRORS),
+          },
         },
       };
     }
@@ -59,6 +72,33 @@ function checkItems(apiKey: ApiKeyRow, items: unknown[]): Checked[] {
 /** The item's issues with paths under `items.<index>`. */
 function prefixed(error: z.ZodError, index: number): z.ZodError {
   return new z.ZodError(error.issues.map((issue) => ({ ...issue, path: ['items', index, ...issue.path] })));
+}
+
+/**
+ * A name written twice by one request is a 400 naming both indexes (whatever `atomic` says): one request writes a
+ * name once, so its cost and its answer grow with its own size only.
+ */
+function assertNoRepeats(checked: Checked[]): void {
+  const firstIndex = new Map<string, number>();
+  const errors: FieldError[] = [];
+  for (const c of checked) {
+    if (!('data' in c)) continue;
+    const name = `${c.data.label}.${c.data.parentName}`;
+    const first = firstIndex.get(name);
+    if (first === undefined) firstIndex.set(name, c.index);
+    else
+      errors.push({ path: `body.items.${c.index}`, message: `writes ${name} again, as item ${first} does` });
+  }
+  if (errors.length === 0) return;
+  const listed = errors.slice(0, MAX_FIELD_ERRORS);
+  throw new ProblemError(
+    commonProblems.INVALID_INPUT,
+    `Each name may appear once per request: ${listed
+      .slice(0, 5)
+      .map((e) => `${e.path.replace('body.items.', 'item ')} ${e.message}`)
+      .join('; ')}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}. Nothing was written.`,
+    { errors: listed },
+  );
 }
 
 /** All-or-nothing: the first kind of failure (400 before 403) fails the whole request. */
@@ -92,6 +132,8 @@ export async function bulkImport(
   request: BulkImportRequest,
 ): Promise<BulkSubnamesResult> {
   const { apiKey, items, atomic, idempotencyKey } = request;
+  const checked = checkItems(apiKey, items);
+  assertNoRepeats(checked);
   return events.transaction(db, async (trx) => {
     const claim = idempotencyKey && {
       apiKeyId: apiKey.id,
@@ -108,7 +150,6 @@ export async function bulkImport(
       }
       if (stored) return stored.response as BulkSubnamesResult;
     }
-    const checked = checkItems(apiKey, items);
     if (atomic) throwIfAnyFailed(checked);
     const valid = checked.flatMap((c) => ('data' in c ? [c] : []));
     const saved = await applyWrites(
@@ -120,7 +161,13 @@ export async function bulkImport(
     const results = checked.map((c): ItemResult => {
       if ('failure' in c) return c.failure;
       const item = savedByIndex.get(c.index);
-      return { index: c.index, status: item?.created ? 201 : 200, subname: item?.subname };
+      return {
+        index: c.index,
+        status: item?.created ? 201 : 200,
+        id: item?.subname.id,
+        fullName: item?.subname.fullName,
+        updatedAt: item?.subname.updatedAt,
+      };
     });
     const answer: BulkSubnamesResult = {
       created: saved.filter((s) => s.created).length,

@@ -88,6 +88,8 @@ export const configSchema = baseConfigSchema(3003)
      * most this long after its issuer lost control of its name. Issuing a key always reads the chain afresh.
      */
     NAME_CONTROL_CACHE_MS: nonNegativeInt.max(60_000).default(30_000),
+    /** Live self-serve keys one address may hold; bounds `GET /api/v1/keys`. */
+    KEYS_PER_ADDRESS: positiveInt.max(1000).default(100),
     /** Our offchain resolver per network: what `GET /api/v1/parents/{name}/setup` points a name at (unset: 503). */
     MAINNET_OFFCHAIN_RESOLVER: ethAddress.optional(),
     SEPOLIA_OFFCHAIN_RESOLVER: ethAddress.optional(),

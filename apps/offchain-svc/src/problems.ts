@@ -56,6 +56,11 @@ export const offchainProblems = defineProblems({
     title: 'API key issuer no longer controls the name',
     hint: 'The key was issued by an address that no longer controls its parent name on chain; the controller now can sign in and issue a new key.',
   },
+  KEY_LIMIT_REACHED: {
+    status: 409,
+    title: 'Too many API keys',
+    hint: 'Revoke a key you no longer use (DELETE /api/v1/keys/{id}), then issue the new one.',
+  },
   KEY_NOT_FOUND: {
     status: 404,
     title: 'API key not found',

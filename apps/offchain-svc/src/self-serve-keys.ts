@@ -47,11 +47,18 @@ function toApiKey(row: ApiKeyRow): ApiKey {
  * returned once; only its hash is kept.
  */
 export async function createKey(
-  ctx: Pick<OffchainContext, 'db' | 'nameControl'>,
+  ctx: Pick<OffchainContext, 'db' | 'nameControl' | 'config'>,
   session: SignedInSession,
   request: CreateKeyRequest,
 ): Promise<CreatedKey> {
   const { parentName, network } = request;
+  const limit = ctx.config.KEYS_PER_ADDRESS;
+  if ((await listIssuedApiKeys(ctx.db, session.address, limit)).length >= limit) {
+    throw new ProblemError(
+      offchainProblems.KEY_LIMIT_REACHED,
+      `${getAddress(session.address)} holds ${limit} live API keys, the most one address may hold.`,
+    );
+  }
   const control = await ctx.nameControl.read(network, parentName, { fresh: true });
   if (control.controller?.toLowerCase() !== session.address) {
     throw new ProblemError(
@@ -69,10 +76,11 @@ export async function createKey(
 
 /** The live keys the signed-in address issued (no secrets). */
 export async function listKeys(
-  ctx: Pick<OffchainContext, 'db'>,
+  ctx: Pick<OffchainContext, 'db' | 'config'>,
   session: SignedInSession,
 ): Promise<{ items: ApiKey[] }> {
-  return { items: (await listIssuedApiKeys(ctx.db, session.address)).map(toApiKey) };
+  const keys = await listIssuedApiKeys(ctx.db, session.address, ctx.config.KEYS_PER_ADDRESS);
+  return { items: keys.map(toApiKey) };
 }
 
 /** Revokes a key the signed-in address issued, at once; 404 KEY_NOT_FOUND for any other id. */

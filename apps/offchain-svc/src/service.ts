@@ -29,7 +29,7 @@ import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
-import { deliverDue, type WebhookSettings } from './webhooks';
+import { webhookDispatcher, type WebhookSettings } from './webhooks';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 
@@ -165,13 +165,13 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     readiness,
     config,
     redis,
-    jsonLimit: '1mb',
     metrics,
   });
+  const dispatcher = webhookDispatcher(db, webhookSettings, logger);
   const deliveries = startPeriodic(
     'webhook-deliveries',
     config.WEBHOOK_DELIVERY_INTERVAL_MS,
-    () => deliverDue(db, webhookSettings, logger),
+    () => dispatcher.deliverDue(),
     logger,
   );
   const retention = startPeriodic(
@@ -187,6 +187,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   // Workers stop first, so nothing runs against a closed database.
   onShutdown.unshift(
     () => deliveries.stop(),
+    () => dispatcher.stop(),
     () => retention.stop(),
     startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, now),
   );

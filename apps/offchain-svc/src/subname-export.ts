@@ -5,8 +5,13 @@ import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
 import { listSubnamesAfter } from './data/subnames';
 
-/** Records read per query, and written to the response per chunk. */
-export const EXPORT_PAGE_SIZE = 1000;
+/** Records read per query, and written to the response per chunk: at most this many, and this many bytes. */
+export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };
+/**
+ * Records whose size the first page looks at; later pages look at as many as the previous page's average size
+ * lets fit (and one more), so that big records are not all measured to keep a few.
+ */
+const FIRST_PAGE_SCAN = 16;
 
 /** Resolves when `res` can take more (or the client went away), leaving no listener behind. */
 async function drainedOrClosed(res: Response): Promise<void> {
@@ -23,9 +28,9 @@ async function drainedOrClosed(res: Response): Promise<void> {
 
 /**
  * Streams every subname of `parentName` (a parent the key may manage, 403 otherwise) after label `cursor` as NDJSON:
- * one keyset page at a time, waiting for the client to drain each chunk, so memory stays one page whatever the
- * number of subnames. Stops when the client goes away. A failure after the first byte aborts the connection (the
- * client then resumes with its last label).
+ * one keyset page at a time (EXPORT_PAGE: bounded in records and in bytes), waiting for the client to drain each
+ * chunk, so memory stays one page whatever the number and size of the subnames. Stops when the client goes away. A
+ * failure after the first byte aborts the connection (the client then resumes with its last label).
  */
 export async function exportSubnames(
   db: OffchainDb,
@@ -37,15 +42,21 @@ export async function exportSubnames(
   res.status(200).type('application/x-ndjson');
   res.setHeader('cache-control', 'no-store');
   let after = cursor;
+  let scan = FIRST_PAGE_SCAN;
   try {
     for (;;) {
-      const page = await listSubnamesAfter(db, parentName, after, EXPORT_PAGE_SIZE);
-      if (page.length > 0 && !res.write(page.map((s) => `${JSON.stringify(s)}\n`).join(''))) {
+      const page = await listSubnamesAfter(db, parentName, after, {
+        limit: scan,
+        maxBytes: EXPORT_PAGE.maxBytes,
+      });
+      const average = page.bytes / Math.max(page.items.length, 1);
+      scan = Math.min(EXPORT_PAGE.limit, Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / average) + 1));
+      if (page.items.length > 0 && !res.write(page.items.map((s) => `${JSON.stringify(s)}\n`).join(''))) {
         await drainedOrClosed(res);
       }
       if (res.destroyed) return;
-      if (page.length < EXPORT_PAGE_SIZE) break;
-      after = page.at(-1)?.label;
+      if (!page.more) break;
+      after = page.items.at(-1)?.label;
     }
   } catch (err) {
     if (!res.headersSent) throw err;

@@ -1,11 +1,18 @@
 import type { CreateSubnameData, OffchainSubname, SearchSubnamesQuery, SearchSubnamesResult } from '@nrp/api';
 import { parentOf } from '@nrp/ens';
-import { ProblemError } from '@nrp/validation';
+import { MAX_ANSWER_BYTES } from '@nrp/server';
+import { commonProblems, ProblemError } from '@nrp/validation';
 import type { AnswerCache } from './answer-cache';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
-import { deleteSubname, findSubnameByName, findSubnameByNamehash, searchSubnames } from './data/subnames';
+import {
+  deleteSubname,
+  findSubnameByName,
+  findSubnameByNamehash,
+  searchSubnames,
+  type SubnamePosition,
+} from './data/subnames';
 import { subnameEvent, type EventRecorder } from './events';
 import { offchainProblems } from './problems';
 import { applyWrites, toWrite, type SavedSubname } from './subname-writes';
@@ -70,7 +77,33 @@ export async function getSubnameByNamehash(
   return subname;
 }
 
-/** One page of the subnames matching the query, under `parentName` and `parentNames` together. */
+/** A search page's JSON stays this far under the answer budget: the records, plus room for the envelope. */
+export const SEARCH_PAGE_BYTES = MAX_ANSWER_BYTES - 64 * 1024;
+
+/** `nextCursor`: the last position of a page, opaque to clients (base64url JSON). */
+function encodeCursor(position: SubnamePosition): string {
+  return Buffer.from(JSON.stringify([position.label, position.parentName])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): SubnamePosition {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
+      const [label, parentName] = value as [string, string];
+      return { label, parentName };
+    }
+  } catch {
+    // Reported below.
+  }
+  throw new ProblemError(commonProblems.INVALID_INPUT, 'The cursor is not one this service gave.', {
+    errors: [{ path: 'body.cursor', message: 'not a nextCursor of this search' }],
+  });
+}
+
+/**
+ * One page of the subnames matching the query, under `parentName` and `parentNames` together: at most `size` items
+ * and SEARCH_PAGE_BYTES of records, with `nextCursor` when more matches follow.
+ */
 export async function findSubnames(
   db: OffchainDb,
   query: SearchSubnamesQuery,
@@ -78,15 +111,23 @@ export async function findSubnames(
   const parentNames = [
     ...new Set([...(query.parentName ? [query.parentName] : []), ...(query.parentNames ?? [])]),
   ];
-  const { items, totalItems } = await searchSubnames(db, {
+  const { items, totalItems, next } = await searchSubnames(db, {
     parentNames,
     labelSearch: query.labelSearch,
     owner: query.owner,
     metadata: query.metadata,
     page: query.page,
     size: query.size,
+    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+    maxBytes: SEARCH_PAGE_BYTES,
   });
-  return { items, totalItems, page: query.page, size: query.size };
+  return {
+    items,
+    totalItems,
+    page: query.page,
+    size: query.size,
+    ...(next ? { nextCursor: encodeCursor(next) } : {}),
+  };
 }
 
 /**

@@ -41,10 +41,12 @@ export interface WebhookSettings {
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** The longest wait between two attempts. */
 export const MAX_RETRY_DELAY_MS = 60 * 60_000;
-/** Attempts claimed per query, sent concurrently. */
-const CLAIM_BATCH = 20;
-/** Batches per worker run, so a run ends and the next starts on time. */
-const BATCHES_PER_RUN = 10;
+/**
+ * Attempts a worker has in flight at once: at most `perWebhook` to one webhook (claimed together once it has none
+ * in flight), so that a slow or dead receiver holds only its own slots (`total / perWebhook` such receivers before
+ * the others wait), and `total` in all.
+ */
+export const DELIVERY_CONCURRENCY = { perWebhook: 2, total: 100 } as const;
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
 export function generateWebhookSecret(): string {
@@ -206,29 +208,114 @@ async function attemptDelivery(settings: WebhookSettings, attempt: ClaimedAttemp
   }
 }
 
-/**
- * One run of the delivery worker: claims due attempts in batches (disjoint between replicas), sends each batch
- * concurrently and records every outcome. Returns how many attempts were made.
- */
-export async function deliverDue(db: OffchainDb, settings: WebhookSettings, logger: Logger): Promise<number> {
-  let attempts = 0;
-  for (let batch = 0; batch < BATCHES_PER_RUN; batch++) {
-    // Leased for the timeout plus a margin: an attempt never outlives its lease.
-    const claimed = await claimDueDeliveries(db, CLAIM_BATCH, settings.timeoutMs + 30_000);
-    if (claimed.length === 0) break;
-    await Promise.all(
-      claimed.map(async (attempt) => {
-        const outcome = await attemptDelivery(settings, attempt);
-        if (!outcome.delivered) {
-          logger.info(
-            { deliveryId: attempt.deliveryId, attempt: attempt.attempt, error: outcome.error },
-            'webhook attempt failed',
-          );
-        }
-        await recordAttemptOutcome(db, attempt, outcome);
-      }),
-    );
-    attempts += claimed.length;
-  }
-  return attempts;
+export interface WebhookDispatcher {
+  /**
+   * One run of the delivery worker: claims due attempts for its free slots (never more per webhook than
+   * DELIVERY_CONCURRENCY allows) and starts them; each finished attempt is recorded and frees its slot for the next
+   * claim at once, without waiting for the other attempts. Returns how many attempts this run started.
+   */
+  deliverDue(): Promise<number>;
+  /** Attempts started since the worker was made. */
+  attemptsStarted(): number;
+  /** Resolves once no attempt is in flight (and none starts any more once `stop` was called). */
+  drain(): Promise<void>;
+  /** No claim after this; `drain` then waits for the attempts in flight. */
+  stop(): Promise<void>;
+}
+
+/** The delivery worker of one process: its attempts in flight, by webhook. */
+export function webhookDispatcher(
+  db: OffchainDb,
+  settings: WebhookSettings,
+  logger: Logger,
+  concurrency: { perWebhook: number; total: number } = DELIVERY_CONCURRENCY,
+): WebhookDispatcher {
+  const inFlight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let claiming: Promise<number> | undefined;
+  let claimAgain = false;
+  let attemptsStarted = 0;
+
+  const attempt = async (claimed: ClaimedAttempt): Promise<void> => {
+    try {
+      const outcome = await attemptDelivery(settings, claimed);
+      if (!outcome.delivered) {
+        logger.info(
+          { deliveryId: claimed.deliveryId, attempt: claimed.attempt, error: outcome.error },
+          'webhook attempt failed',
+        );
+      }
+      await recordAttemptOutcome(db, claimed, outcome);
+    } catch (err) {
+      // The lease runs out and the attempt is made again.
+      logger.error({ err, deliveryId: claimed.deliveryId }, 'webhook attempt could not be recorded');
+    }
+  };
+
+  const start = (claimed: ClaimedAttempt): void => {
+    attemptsStarted += 1;
+    inFlight.set(claimed.webhookId, (inFlight.get(claimed.webhookId) ?? 0) + 1);
+    const done = attempt(claimed).finally(() => {
+      const left = (inFlight.get(claimed.webhookId) ?? 1) - 1;
+      if (left > 0) inFlight.set(claimed.webhookId, left);
+      else inFlight.delete(claimed.webhookId);
+      running.delete(done);
+      // The freed slot is claimed again at once: a fast receiver's next event does not wait for the next run.
+      if (!stopped) void claimDue().catch((err: unknown) => logger.error({ err }, 'webhook claim failed'));
+    });
+    running.add(done);
+  };
+
+  const claimOnce = async (): Promise<number> => {
+    let started = 0;
+    for (;;) {
+      const free = concurrency.total - running.size;
+      if (stopped || free <= 0) return started;
+      // A webhook with an attempt in flight waits until it has none: one claim never passes its slots.
+      const claimed = await claimDueDeliveries(db, {
+        limit: Math.min(free, 20),
+        perWebhook: concurrency.perWebhook,
+        busyWebhooks: [...inFlight.keys()],
+        // Leased for the timeout plus a margin: an attempt never outlives its lease.
+        leaseMs: settings.timeoutMs + 30_000,
+      });
+      for (const c of claimed) start(c);
+      started += claimed.length;
+      if (claimed.length === 0) return started;
+    }
+  };
+
+  /** One claiming loop at a time; a request for another while it runs makes it go round once more. */
+  const claimDue = async (): Promise<number> => {
+    if (claiming) {
+      claimAgain = true;
+      return 0;
+    }
+    let started = 0;
+    claiming = (async () => {
+      do {
+        claimAgain = false;
+        started += await claimOnce();
+      } while (claimAgain && !stopped);
+      return started;
+    })().finally(() => {
+      claiming = undefined;
+    });
+    return claiming;
+  };
+
+  const drain = async (): Promise<void> => {
+    while (running.size > 0 || claiming) await Promise.all([...running, claiming]);
+  };
+
+  return {
+    deliverDue: claimDue,
+    attemptsStarted: () => attemptsStarted,
+    drain,
+    stop: async () => {
+      stopped = true;
+      await drain();
+    },
+  };
 }

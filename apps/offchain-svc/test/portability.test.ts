@@ -66,31 +66,62 @@ describe('bulk import', () => {
       .set(headers)
       .send(body as object);
 
-  it('writes every item in order (a name twice: created, then updated) with one event per item', async () => {
+  it('writes every item in order with one event per item; results name the records without echoing them', async () => {
     const res = await bulk({
       items: [
-        item('alpha', { owner: ALICE, texts: [{ key: 'url', value: 'https://alpha' }] }),
+        item('alpha', { owner: ALICE, texts: [{ key: 'url', value: 'https://alpha' }], ttl: 60 }),
         item('beta', { addresses: [{ coin: 0, value: BTC }], contenthash: IPFS }),
-        item('alpha', { ttl: 60 }),
         { parentName: 'second.eth', label: 'gamma' },
       ],
     }).expect(200);
-    expect(res.body).toMatchObject({ created: 3, updated: 1, failed: 0 });
+    expect(res.body).toMatchObject({ created: 3, updated: 0, failed: 0 });
     expect(res.body.results.map((r: { index: number; status: number }) => [r.index, r.status])).toEqual([
       [0, 201],
       [1, 201],
-      [2, 200],
-      [3, 201],
+      [2, 201],
     ]);
-    expect(res.body.results[2].subname).toMatchObject({
-      fullName: 'alpha.bulk.eth',
-      owner: ALICE,
-      ttl: 60,
-      texts: { url: 'https://alpha' },
-    });
     const stored = await request(svc.app).get('/api/v1/subnames/alpha.bulk.eth').expect(200);
-    expect(stored.body).toEqual(res.body.results[2].subname);
-    expect(await count(svc, 'offchain_events')).toBe(4);
+    expect(stored.body).toMatchObject({ owner: ALICE, ttl: 60, texts: { url: 'https://alpha' } });
+    expect(res.body.results[0]).toEqual({
+      index: 0,
+      status: 201,
+      id: stored.body.id,
+      fullName: 'alpha.bulk.eth',
+      updatedAt: stored.body.updatedAt,
+    });
+    expect(await count(svc, 'offchain_events')).toBe(3);
+  });
+
+  it('a name repeated in one request is a 400 naming both indexes, atomic or not, and nothing is written', async () => {
+    const subnames = await count(svc, 'offchain_subnames');
+    const events = await count(svc, 'offchain_events');
+    for (const query of ['', '?atomic=false']) {
+      const res = await bulk(
+        { items: [item('again'), item('other'), item('AGAIN', { ttl: 1 })] },
+        query,
+      ).expect(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.body.code).toBe('INVALID_INPUT');
+      expect(res.body.errors).toEqual([
+        { path: 'body.items.2', message: 'writes again.bulk.eth again, as item 0 does' },
+      ]);
+    }
+    expect(await count(svc, 'offchain_subnames')).toBe(subnames);
+    expect(await count(svc, 'offchain_events')).toBe(events);
+  });
+
+  it('the answer stays far smaller than a request of big records (finding: 425 KB answered 100 MB)', async () => {
+    const texts = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, value: 'v'.repeat(4000) }));
+    const body = {
+      items: [
+        item('amplified', { texts }),
+        ...Array.from({ length: 249 }, (_, i) => item(`amp${i}`, { texts: [{ key: 'k', value: 'v' }] })),
+      ],
+    };
+    const requestBytes = JSON.stringify(body).length;
+    const res = await bulk(body, '?atomic=false').expect(200);
+    expect(res.body.created).toBe(250);
+    expect(res.text.length * 10).toBeLessThan(requestBytes);
   });
 
   it('atomic: one invalid item is a 400 naming its index, and nothing is written', async () => {
@@ -132,7 +163,7 @@ describe('bulk import', () => {
     ).expect(200);
     expect(res.body).toMatchObject({ created: 1, updated: 1, failed: 2 });
     const [delta, foreign, invalid, alpha] = res.body.results;
-    expect(delta).toMatchObject({ index: 0, status: 201, subname: { fullName: 'delta.bulk.eth' } });
+    expect(delta).toMatchObject({ index: 0, status: 201, fullName: 'delta.bulk.eth' });
     expect(foreign).toMatchObject({ index: 1, status: 403, error: { code: 'PARENT_NOT_ALLOWED' } });
     expect(invalid).toMatchObject({
       index: 2,
@@ -172,7 +203,7 @@ describe('bulk import', () => {
     expect(replay.body).toEqual(first.body);
     expect(await count(svc, 'offchain_events')).toBe(events);
     const stored = await request(svc.app).get('/api/v1/subnames/idem.bulk.eth').expect(200);
-    expect(stored.body.updatedAt).toBe(first.body.results[0].subname.updatedAt);
+    expect(stored.body.updatedAt).toBe(first.body.results[0].updatedAt);
 
     const changed = await bulk({ items: [item('idem', { texts: [{ key: 'k', value: 'v2' }] })] }, '', {
       'idempotency-key': 'import-1',
@@ -284,6 +315,71 @@ describe('export', () => {
       .set('x-auth-token', key)
       .expect(400);
     expect(badName.body.code).toBe('INVALID_NAME');
+  });
+});
+
+describe('records of maximal size: search and export pages are bounded in bytes', () => {
+  let svc: TestService;
+  let key: string;
+  const labels = Array.from({ length: 12 }, (_, i) => `big${String(i).padStart(2, '0')}`);
+  beforeAll(async () => {
+    svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+    key = await svc.keyFor('big.eth');
+    // 12 records of 400 KB of texts: 4.8 MB together, more than one answer may carry.
+    const texts = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, value: 'x'.repeat(4000) }));
+    for (const label of labels) {
+      await request(svc.app)
+        .post('/api/v1/subnames')
+        .set('x-auth-token', key)
+        .send({ parentName: 'big.eth', label, texts })
+        .expect(201);
+    }
+  });
+  afterAll(() => svc?.close());
+
+  it('a search page ends early under 4 MB with a cursor that continues it (finding: 40 bytes answered 41 MB)', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const res = await request(svc.app)
+        .post('/api/v1/subnames/search')
+        .send({ parentName: 'big.eth', size: 100, ...(cursor ? { cursor } : {}) })
+        .expect(200);
+      expect(res.text.length).toBeLessThanOrEqual(4 * 1024 * 1024);
+      expect(res.body.totalItems).toBe(12);
+      expect(res.body.items.length).toBeGreaterThan(0);
+      seen.push(...res.body.items.map((s: OffchainSubname) => s.label));
+      cursor = res.body.nextCursor;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(labels);
+  });
+
+  it('refuses a cursor it did not give, and a cursor with a page', async () => {
+    const bad = await request(svc.app)
+      .post('/api/v1/subnames/search')
+      .send({ parentName: 'big.eth', cursor: 'not-a-cursor' })
+      .expect(400);
+    expect(bad.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(bad.body.errors).toEqual([{ path: 'body.cursor', message: expect.any(String) }]);
+    const first = await request(svc.app)
+      .post('/api/v1/subnames/search')
+      .send({ parentName: 'big.eth', size: 1 })
+      .expect(200);
+    const both = await request(svc.app)
+      .post('/api/v1/subnames/search')
+      .send({ parentName: 'big.eth', page: 2, cursor: first.body.nextCursor })
+      .expect(400);
+    expect(both.body.errors[0].path).toBe('body.page');
+  });
+
+  it('the export streams every big record, in order, identical to its GET', async () => {
+    const lines = await exportLines(svc, key, { parentName: 'big.eth' });
+    expect(lines.map((l) => l.label)).toEqual(labels);
+    const one = await request(svc.app).get('/api/v1/subnames/big07.big.eth').expect(200);
+    expect(lines[7]).toEqual(one.body);
   });
 });
 

@@ -91,6 +91,7 @@ describe('self-serve keys', () => {
         ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
         SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver,
         NAME_CONTROL_CACHE_MS: '300',
+        KEYS_PER_ADDRESS: '8',
         // Webhooks are stored, never delivered: the test reads the deliveries table.
         WEBHOOK_ALLOWED_ORIGINS: 'http://127.0.0.1:9',
         WEBHOOK_DELIVERY_INTERVAL_MS: '0',
@@ -415,6 +416,34 @@ describe('self-serve keys', () => {
         .set('authorization', `Bearer ${ownerToken}`)
         .expect(200);
       expect((list.body as { items: Array<{ id: string }> }).items.map((k) => k.id)).not.toContain(id);
+    });
+
+    it('an address holds at most KEYS_PER_ADDRESS live keys: one more is a 409 and stores nothing', async () => {
+      const liveKeys = async () =>
+        (
+          (
+            await request(svc.app)
+              .get('/api/v1/keys')
+              .set('authorization', `Bearer ${ownerToken}`)
+              .expect(200)
+          ).body as { items: Array<{ id: string }> }
+        ).items.map((k) => k.id);
+      const before = await liveKeys();
+      const created: string[] = [];
+      for (let i = before.length; i < 8; i++) {
+        const res = await createKey(ownerToken, { parentName: 'acme.eth', network: 'sepolia' }).expect(201);
+        created.push((res.body as { id: string }).id);
+      }
+      const refused = await createKey(ownerToken, { parentName: 'acme.eth', network: 'sepolia' }).expect(409);
+      expect(refused.body).toMatchObject({ code: 'KEY_LIMIT_REACHED', status: 409 });
+      expect(await liveKeys()).toEqual([...before, ...created]);
+      for (const id of created) {
+        await request(svc.app)
+          .delete(`/api/v1/keys/${id}`)
+          .set('authorization', `Bearer ${ownerToken}`)
+          .expect(204);
+      }
+      await createKey(ownerToken, { parentName: 'acme.eth', network: 'sepolia' }).expect(201);
     });
 
     it('a key follows control: refused once its issuer lost the name; the new controller issues its own', async () => {

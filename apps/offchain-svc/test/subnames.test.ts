@@ -1,6 +1,8 @@
+import net from 'node:net';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { namehash } from '@nrp/ens';
+import { listenForTests } from '@nrp/testkit';
 import { ALICE, BOB, BTC, IPFS, startTestService, type TestService } from './helpers';
 import { revokeApiKey } from '../src/data/api-keys';
 import { issueApiKey } from '../src/api-keys';
@@ -244,6 +246,53 @@ describe('offchain subnames API', () => {
       expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
         ['body.addresses.0.value', 'body.contenthash', 'body.owner', 'body.ttl'].sort(),
       );
+    });
+
+    it('an unknown field anywhere in the body is a 400 naming it, and nothing is written (finding: 201)', async () => {
+      const before = await rowCount();
+      const top = await post({ parentName: 'demo.eth', label: 'strict', extra: 1 });
+      expectProblem(top, 400, 'INVALID_INPUT');
+      expect(top.body.errors).toEqual([{ path: 'body.extra', message: 'unknown field' }]);
+      const nested = await post({
+        parentName: 'demo.eth',
+        label: 'strict',
+        texts: [{ key: 'a', value: 'b', x: 1 }],
+      });
+      expectProblem(nested, 400, 'INVALID_INPUT');
+      expect(nested.body.errors).toEqual([{ path: 'body.texts.0.x', message: 'unknown field' }]);
+      const search = await request(svc.app)
+        .post('/api/v1/subnames/search')
+        .send({ parentName: 'demo.eth', sort: 'label' })
+        .expect(400);
+      expect(search.body.errors).toEqual([{ path: 'body.sort', message: 'unknown field' }]);
+      expect(await rowCount()).toBe(before);
+      const doc = (await request(svc.app).get('/openapi.json').expect(200)).body;
+      const body = doc.paths['/api/v1/subnames'].post.requestBody.content['application/json'].schema;
+      expect(body.additionalProperties).toBe(false);
+    });
+
+    it('without a key, a request announcing a huge body is answered 401 at once (finding: no answer for 8 s)', async () => {
+      const running = await listenForTests(svc.app);
+      try {
+        const status = await new Promise<number>((resolve, reject) => {
+          const { hostname, port } = new URL(running.url);
+          const socket = net.connect(Number(port), hostname, () => {
+            // 430 MB announced; not one byte of the body is sent.
+            socket.write(
+              'POST /api/v1/subnames/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+                'Content-Length: 430000000\r\n\r\n',
+            );
+          });
+          socket.once('data', (chunk: Buffer) => {
+            resolve(Number(chunk.toString().split(' ')[1]));
+            socket.destroy();
+          });
+          socket.on('error', reject);
+        });
+        expect(status).toBe(401);
+      } finally {
+        await running.shutdown();
+      }
     });
 
     it('stores the largest allowed write (longest multibyte parent and label, fullest metadata)', async () => {

@@ -10,6 +10,8 @@ export interface WebhookReceiver {
   url: string;
   origin: string;
   received: ReceivedDelivery[];
+  /** Requests answered so far (after the receiver's delay). */
+  answered: number;
   /** How the next request is answered (status code), given how many arrived before it. */
   respond: (before: number) => number;
   close(): Promise<void>;
@@ -17,7 +19,11 @@ export interface WebhookReceiver {
 
 /** A real HTTP receiver on 127.0.0.1 that records every request. */
 export async function startReceiver(delayMs = 0): Promise<WebhookReceiver> {
-  const receiver: Omit<WebhookReceiver, 'url' | 'origin' | 'close'> = { received: [], respond: () => 204 };
+  const receiver: Omit<WebhookReceiver, 'url' | 'origin' | 'close'> = {
+    received: [],
+    answered: 0,
+    respond: () => 204,
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -26,6 +32,7 @@ export async function startReceiver(delayMs = 0): Promise<WebhookReceiver> {
       receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       setTimeout(() => {
         res.statusCode = status;
+        receiver.answered += 1;
         res.end();
       }, delayMs);
     });

@@ -9,7 +9,7 @@ import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { eventRecorder } from '../src/events';
 import { createService } from '../src/service';
-import { deliverDue, type WebhookSettings } from '../src/webhooks';
+import { webhookDispatcher, type WebhookSettings } from '../src/webhooks';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 
@@ -79,12 +79,10 @@ describe('webhook delivery workers on one database', () => {
     expect(await eventRecorder(60_000, { changed: async () => undefined }).record(db.db, events)).toBe(120);
 
     const drain = async (handle: OffchainDb) => {
-      let made = 0;
-      for (let attempts = await deliverDue(handle, settings, logger); attempts > 0;) {
-        made += attempts;
-        attempts = await deliverDue(handle, settings, logger);
-      }
-      return made;
+      const worker = webhookDispatcher(handle, settings, logger);
+      await worker.deliverDue();
+      await worker.drain();
+      return worker.attemptsStarted();
     };
     const [first, second] = await Promise.all([drain(db), drain(replica)]);
     expect(first + second).toBe(120);

@@ -12,7 +12,7 @@ export const IMAGE_KINDS = ['avatar', 'header'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
 
-export const nonceRequestSchema = z.object({
+export const nonceRequestSchema = z.strictObject({
   address: ethAddress,
   scope: z.enum(NONCE_SCOPES).default('avatar+header').meta({
     description: 'What the nonce may authorise: `avatar` calls, `header` calls, or either.',

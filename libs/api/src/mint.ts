@@ -84,7 +84,7 @@ export const mintEstimateResponseSchema = z.object({
 });
 export type MintEstimateResponse = z.output<typeof mintEstimateResponseSchema>;
 
-export const mintRequestSchema = z.object({
+export const mintRequestSchema = z.strictObject({
   label: ensLabel({ min: 1, max: 255 }),
   parentName: ensName({ min: 1, max: 255 }),
   minterAddress: ethAddress,
@@ -117,7 +117,7 @@ export type MintResponse = z.output<typeof mintResponseSchema>;
 
 export const MINT_NONCE_SCOPES = ['listing', 'minter'] as const;
 
-export const mintNonceRequestSchema = z.object({
+export const mintNonceRequestSchema = z.strictObject({
   address: ethAddress,
   scope: z
     .enum(MINT_NONCE_SCOPES)
@@ -146,8 +146,8 @@ export type VerifiedMinter = z.output<typeof verifiedMinterSchema>;
 
 export const listingFeeSchema = z
   .discriminatedUnion('type', [
-    z.object({ type: z.literal('standard') }),
-    z.object({ type: z.literal('share'), basisPoints: z.number().int().min(0).max(10_000) }),
+    z.strictObject({ type: z.literal('standard') }),
+    z.strictObject({ type: z.literal('share'), basisPoints: z.number().int().min(0).max(10_000) }),
   ])
   .meta({
     description:
@@ -155,7 +155,7 @@ export const listingFeeSchema = z
   });
 
 export const tokenGateSchema = z
-  .object({
+  .strictObject({
     standard: z.enum(['erc721', 'erc1155']),
     contract: ethAddress,
     tokenId: weiString.optional().meta({ description: 'Required for erc1155 (decimal uint256).' }),
@@ -166,10 +166,10 @@ export const tokenGateSchema = z
     path: ['tokenId'],
   });
 
-export const listingInputSchema = z.object({
+export const listingInputSchema = z.strictObject({
   basePriceWei: weiString.meta({ description: 'Price per year of labels without a lengthPrices entry.' }),
   lengthPrices: z
-    .array(z.object({ length: z.number().int().min(1).max(255), priceWei: weiString }))
+    .array(z.strictObject({ length: z.number().int().min(1).max(255), priceWei: weiString }))
     .max(255)
     .default([])
     .refine((items) => new Set(items.map((i) => i.length)).size === items.length, 'lengths must be unique')

@@ -1,11 +1,10 @@
 /** Offchain subname service: schemas of bulk import and NDJSON export (data portability), shared with the service. */
 import { z } from 'zod';
 import { ensName } from '@nrp/validation';
-import { offchainSubnameSchema } from './offchain';
 
 export const BULK_MAX_ITEMS = 1000;
 
-export const bulkSubnamesRequest = z.object({
+export const bulkSubnamesRequest = z.strictObject({
   items: z
     .array(z.unknown())
     .min(1)
@@ -13,7 +12,7 @@ export const bulkSubnamesRequest = z.object({
     .meta({
       description:
         'Up to 1,000 create-or-update bodies, each the shape of `POST /api/v1/subnames` and validated like it; ' +
-        'a bad item is named by its index (`body.items.<i>.<field>`).',
+        'a bad item is named by its index (`body.items.<i>.<field>`). Each (parentName, label) at most once.',
     }),
 });
 
@@ -29,7 +28,12 @@ export const bulkItemResultSchema = z
   .object({
     index: z.number().int(),
     status: z.number().int().meta({ description: '201 created, 200 updated, or the problem status.' }),
-    subname: offchainSubnameSchema.optional(),
+    id: z.string().optional().meta({ description: 'The written record’s id (201 and 200).' }),
+    fullName: z.string().optional().meta({ description: 'The written name (201 and 200).' }),
+    updatedAt: z
+      .string()
+      .optional()
+      .meta({ description: 'When the record was written (201 and 200); read it whole with GET.' }),
     error: z
       .object({
         code: z.string(),

@@ -29,7 +29,7 @@ export const WEBHOOK_LIMITS = {
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 
-export const createWebhookRequest = z.object({
+export const createWebhookRequest = z.strictObject({
   url: z
     .string()
     .max(WEBHOOK_LIMITS.urlLength)
@@ -115,7 +115,7 @@ export const webhookPayloadSchema = z
 export type WebhookPayload = z.output<typeof webhookPayloadSchema>;
 
 /** One event as a producing service relays it to offchain-svc. */
-export const platformEventSchema = z.object({
+export const platformEventSchema = z.strictObject({
   id: z
     .uuid()
     .meta({ description: 'Chosen by the producer; an id seen before is ignored (idempotent relay).' }),
@@ -134,7 +134,7 @@ export const platformEventSchema = z.object({
 
 export type PlatformEvent = z.output<typeof platformEventSchema>;
 
-export const ingestEventsRequest = z.object({
+export const ingestEventsRequest = z.strictObject({
   events: z.array(platformEventSchema).min(1).max(WEBHOOK_LIMITS.ingestBatch),
 });
 

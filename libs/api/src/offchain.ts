@@ -73,19 +73,19 @@ function uniqueKeys<T>(keyOf: (item: T) => string | number, field: string) {
   };
 }
 
-export const textRecordInput = z.object({
+export const textRecordInput = z.strictObject({
   key: z.string().min(1).max(L.textKeyLength),
   value: z.string().max(L.textValueLength),
 });
 
-export const metadataEntryInput = z.object({
+export const metadataEntryInput = z.strictObject({
   key: z.string().min(1).max(L.metadataKeyLength),
   value: z.string().max(L.metadataValueLength),
 });
 
 /** An address record; `value` must encode for `coin` and is stored in its canonical text form (EIP-55 for EVM). */
 export const addressRecordInput = z
-  .object({
+  .strictObject({
     coin: z
       .number()
       .int()
@@ -132,7 +132,7 @@ export const contenthashInput = z
   .meta({ description: 'ENSIP-7 URI form: ipfs://, ipns://, bzz://, sia://, ar://. null or "" clears it.' });
 
 export const createSubnameRequest = z
-  .object({
+  .strictObject({
     parentName: ensName({ min: L.parentNameLength.min, max: L.parentNameLength.max }),
     label: subnameLabel,
     owner: ethAddress.nullable().optional(),
@@ -200,7 +200,7 @@ export const offchainSubnameSchema = z
 export type OffchainSubname = z.output<typeof offchainSubnameSchema>;
 
 export const searchSubnamesRequest = z
-  .object({
+  .strictObject({
     parentName: ensName({ min: 1, max: 255 }).optional(),
     parentNames: z
       .array(ensName({ min: 1, max: 255 }))
@@ -214,6 +214,10 @@ export const searchSubnamesRequest = z
       .optional()
       .meta({ description: 'Case-insensitive substring of the label.' }),
     page: z.number().int().min(1).max(L.searchPageMax).default(1),
+    cursor: z.string().min(1).max(1024).optional().meta({
+      description:
+        'The `nextCursor` of the previous answer: the page continues after its last item (leave `page` out).',
+    }),
     size: z.number().int().min(1).max(L.searchSizeMax).default(25),
     owner: ethAddress.optional(),
     metadata: z
@@ -227,6 +231,10 @@ export const searchSubnamesRequest = z
   .refine((q) => q.parentName !== undefined || q.parentNames !== undefined || q.owner !== undefined, {
     path: ['parentName'],
     message: 'give parentName, parentNames or owner',
+  })
+  .refine((q) => q.cursor === undefined || q.page === 1, {
+    path: ['page'],
+    message: 'a cursor continues a search: leave page out',
   });
 
 export type SearchSubnamesInput = z.input<typeof searchSubnamesRequest>;
@@ -237,12 +245,20 @@ export const searchSubnamesResponse = z.object({
   totalItems: z.number().int(),
   page: z.number().int(),
   size: z.number().int(),
+  nextCursor: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Present when more matches follow this page: send it as `cursor` for the next one. A page also ends ' +
+        'early (fewer than `size` items) when its records would pass the answer budget.',
+    }),
 });
 
 export type SearchSubnamesResult = z.output<typeof searchSubnamesResponse>;
 
 /** EIP-3668 POST body of the CCIP-Read gateway. */
-export const gatewayRequest = z.object({
+export const gatewayRequest = z.strictObject({
   sender: ethAddress,
   data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes'),
 });

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ethAddress } from '@nrp/validation';
 
-export const signedRequestSchema = z.object({
+export const signedRequestSchema = z.strictObject({
   siweMessage: z
     .string()
     .min(1)

@@ -29,6 +29,7 @@ export function nonceRoute<B extends z.ZodType<{ address: string; scope: string 
     method: 'post',
     path: options.path,
     operationId: options.operationId,
+    budget: { bodyBytes: 4 * 1024, answerBytes: 1024, timeMs: 5_000 },
     summary: 'Issue a sign-in nonce',
     description:
       'A single-use nonce for an EIP-4361 message, bound to `address` (case-insensitive) and to `scope`: ' +

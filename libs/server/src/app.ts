@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 import { withDeadline } from '@nrp/chain';
 import type { Redis } from 'ioredis';
@@ -19,6 +19,16 @@ import { buildOpenApi, problemCatalogue } from './openapi';
 import { sendJson, weakEtag } from './json-answer';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
+import {
+  answerLimit,
+  assertBudget,
+  budgetProblems,
+  closeIfBodyUnread,
+  concurrencyPools,
+  declaredBodyLimit,
+  jsonBody,
+  timeBudget,
+} from './budget';
 import { corsPolicy } from './cors';
 import { docsRouter } from './docs';
 import { requestContext } from './request-context';
@@ -49,8 +59,6 @@ export interface AppOptions {
   config: HttpConfig;
   /** Shares rate-limit counters across replicas, and is checked by `/ready`. */
   redis?: Redis;
-  /** JSON body limit; default 100kb. */
-  jsonLimit?: string;
   readinessTimeoutMs?: number;
   /** The registry `/metrics` serves, with the domain metrics the service observes; default: a new one. */
   metrics?: ServiceMetrics;
@@ -116,7 +124,7 @@ export function createApp(options: AppOptions): Express {
   const everyRouteProblems = options.everyRouteProblems ?? [];
   const routes = options.routes.map((route) => ({
     ...route,
-    problems: [...(route.problems ?? []), ...everyRouteProblems],
+    problems: [...(route.problems ?? []), ...budgetProblems(route.budget), ...everyRouteProblems],
   }));
   const app = express();
   app.disable('x-powered-by');
@@ -145,8 +153,7 @@ export function createApp(options: AppOptions): Express {
     }),
   );
 
-  // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
-  const jsonBody = express.json({ limit: options.jsonLimit ?? '100kb' });
+  const concurrency = concurrencyPools();
   const limiters = new Map<string, RequestHandler>();
   const limiterFor = (spec: RateLimitSpec): RequestHandler => {
     let limiter = limiters.get(spec.name);
@@ -208,14 +215,22 @@ export function createApp(options: AppOptions): Express {
 
   for (const route of routes) {
     assertNoSharedPath(route, sharedPaths);
+    assertBudget(route);
+    const { budget } = route;
+    // Only routes with a JSON body parse one: the parser costs a measurable share of a cached GET.
     const parsesJson = route.body !== undefined && route.bodyContentType !== 'multipart/form-data';
     // A route whose own limit replaces the global one is not counted by the global limit.
     const limits = route.rateLimit?.replacesGlobal ? [route.rateLimit] : [globalLimit, route.rateLimit];
+    // Credentials (`before`) are checked before the body's length or bytes, and before a slot of a pool is taken.
     app[route.method](
       route.path,
+      timeBudget(budget.timeMs),
       ...limits.flatMap((spec) => (spec ? [limiterFor(spec)] : [])),
-      ...(parsesJson ? [jsonBody] : []),
       ...(route.before ?? []),
+      declaredBodyLimit(budget.bodyBytes),
+      ...(budget.concurrency ? [concurrency(budget.concurrency)] : []),
+      ...(parsesJson ? [jsonBody(budget.bodyBytes)] : []),
+      ...(budget.answerBytes === 'stream' ? [] : [answerLimit(budget.answerBytes, route, logger)]),
       ...(checkResponses ? [responseChecker(route)] : []),
       routeHandler(route),
     );
@@ -226,6 +241,10 @@ export function createApp(options: AppOptions): Express {
   // Unknown paths count against the global limit too.
   app.use(limiterFor(globalLimit));
   app.use(notFoundHandler);
+  app.use(((err, req, res, next) => {
+    closeIfBodyUnread(req, res);
+    next(err);
+  }) as ErrorRequestHandler);
   app.use(problemErrorHandler(logger, dependencyProblem));
   return app;
 }

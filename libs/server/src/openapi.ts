@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonProblems, type ProblemDef } from '@nrp/validation';
+import { budgetDescription } from './budget';
 import type { RouteDefinition } from './route';
 
 export interface OpenApiInfo {
@@ -183,7 +184,8 @@ export function buildOpenApi(info: OpenApiInfo, routes: RouteDefinition[]): Json
     const operation: JsonSchema = {
       operationId: route.operationId,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      description: [route.description, budgetDescription(route.budget)].filter(Boolean).join('\n\n'),
+      'x-budget': route.budget,
       ...(route.tags ? { tags: route.tags } : {}),
       security: route.security ? [{ [route.security]: [] }] : [],
       parameters: [...parameters('path', route.params, named), ...parameters('query', route.query, named)],

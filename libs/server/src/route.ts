@@ -28,6 +28,35 @@ export interface RateLimitSpec {
   replacesGlobal?: boolean;
 }
 
+/** No answer of any route is larger: a page that would exceed it ends early with its cursor. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** A pool of expensive work (image decoding, rendering, signing, big queries) that runs at most `limit` at once. */
+export interface ConcurrencySpec {
+  /** Unique per service: routes naming the same pool share its slots. */
+  name: string;
+  /** Requests of this pool in flight at once in one process; one more is answered 503 with `Retry-After`. */
+  limit: number;
+}
+
+/**
+ * What one request of a route may cost, enforced by the kit and written into the route's OpenAPI description: a
+ * larger body is a 413 before it is read, an answer that is not started in time a 503, a full pool a fast 503.
+ */
+export interface RouteBudget {
+  /** The largest request body in bytes (JSON or multipart); 0 for a route that takes none. */
+  bodyBytes: number;
+  /**
+   * The largest answer in bytes, at most MAX_ANSWER_BYTES; `stream` for an answer streamed from stored data in
+   * pages bounded in bytes (constant memory whatever its length).
+   */
+  answerBytes: number | 'stream';
+  /** Milliseconds from the request's headers to the start of its answer; later, a 503 TIME_BUDGET_EXCEEDED. */
+  timeMs: number;
+  /** For expensive work: the pool whose slot the request holds from its headers to the end of its answer. */
+  concurrency?: ConcurrencySpec;
+}
+
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** The input of every JSON schema a route documents for a success status (200, 201, 202). */
@@ -85,7 +114,12 @@ export interface RouteDefinition<
    */
   security?: 'apiKey' | 'signIn' | 'ingestToken' | 'session';
   rateLimit?: RateLimitSpec;
-  /** Middleware that runs before validation, e.g. a multipart parser. */
+  /** What one request may cost (body, answer, time, concurrency); see `RouteBudget`. */
+  budget: RouteBudget;
+  /**
+   * Middleware that runs before the body is read: the credential check (so a request without one is answered 401
+   * as soon as its headers arrive), a multipart parser.
+   */
   before?: RequestHandler[];
   handler: (
     input: RouteInput<P, Q, B>,

@@ -44,6 +44,7 @@ describe("Node's HTTP parser errors answer problem+json", () => {
           method: 'post',
           path: '/echo',
           operationId: 'echo',
+          budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
           summary: 'echo',
           body: z.object({ word: z.string() }),
           responses: { 200: { description: 'ok', schema: z.object({ word: z.string() }) } },

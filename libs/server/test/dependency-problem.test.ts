@@ -58,6 +58,7 @@ function serviceFailingWith(
         method: 'get',
         path: '/work',
         operationId: 'work',
+        budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
         summary: 'Runs the dependency call',
         responses: { 200: { description: 'never', schema: z.unknown() } },
         handler: work,
@@ -176,6 +177,9 @@ describe('the kit maps dependency failures once, for every route', () => {
     const { body } = await request(app).get('/openapi.json').expect(200);
     expect(body.info.description).toMatch(/\n\n\*\*When a dependency fails/);
     expect(body.info.description.endsWith(DEPENDENCY_FAILURES_DESCRIPTION)).toBe(true);
-    expect(body.paths['/work'].get.responses['503']['x-problem-codes']).toEqual(['SERVICE_UNAVAILABLE']);
+    expect(body.paths['/work'].get.responses['503']['x-problem-codes']).toEqual([
+      'TIME_BUDGET_EXCEEDED',
+      'SERVICE_UNAVAILABLE',
+    ]);
   });
 });

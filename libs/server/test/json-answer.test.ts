@@ -27,6 +27,7 @@ function kitApp(value: unknown, contentType?: string): express.Express {
         method: 'get',
         path: '/value',
         operationId: 'getValue',
+        budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
         summary: 'A value',
         responses: { 200: { description: 'The value', schema: z.unknown() } },
         handler: (_input, _req, res) => {

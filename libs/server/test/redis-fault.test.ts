@@ -25,6 +25,7 @@ function replica(redis: Redis) {
         method: 'get',
         path: '/limited',
         operationId: 'limited',
+        budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
         summary: 'Limited',
         responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } },
         rateLimit: { name: 'limited', windowMs: 60_000, limit: LIMIT, key: () => 'everyone' },

@@ -21,6 +21,7 @@ const routes = (logger: Logger) => [
     method: 'get',
     path: '/echo/:word',
     operationId: 'echo',
+    budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
     summary: 'echo',
     params: z.object({ word: z.string().max(5) }),
     responses: { 200: { description: 'ok', schema: z.object({ word: z.string(), id: z.string() }) } },
@@ -34,6 +35,7 @@ const routes = (logger: Logger) => [
     method: 'get',
     path: '/fail',
     operationId: 'fail',
+    budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
     summary: 'fails after an await',
     responses: { 200: { description: 'never', schema: z.object({}) } },
     handler: async () => {

@@ -9,6 +9,7 @@ const createRoute = defineRoute({
   method: 'post',
   path: '/things',
   operationId: 'createThing',
+  budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
   summary: 'Create a thing',
   responses: { 201: { description: 'Created', schema: created } },
   handler: (_input, _req, res) => {
@@ -22,6 +23,7 @@ defineRoute({
   method: 'post',
   path: '/wrong',
   operationId: 'wrongBody',
+  budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
   summary: 'A body its 201 schema refuses',
   responses: { 201: { description: 'Created', schema: created } },
   // @ts-expect-error `id` must be a string
@@ -31,6 +33,7 @@ defineRoute({
   method: 'delete',
   path: '/things/:id',
   operationId: 'deleteThing',
+  budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
   summary: 'A route without a success schema answers on res',
   responses: { 204: { description: 'Deleted' } },
   // @ts-expect-error nothing to answer as JSON

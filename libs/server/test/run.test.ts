@@ -30,6 +30,7 @@ describe('runService graceful shutdown', () => {
           method: 'get',
           path: '/slow',
           operationId: 'slow',
+          budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
           summary: 'slow',
           query: z.object({}),
           responses: { 200: { description: 'ok', schema: z.object({ done: z.boolean() }) } },

@@ -34,6 +34,7 @@ describe('hostileInputFindings and prototype pollution', () => {
       method: 'post',
       path: '/merges',
       operationId: 'merges',
+      budget: { bodyBytes: 100 * 1024, answerBytes: 1024, timeMs: 10_000 },
       summary: 'merges the body into a settings object',
       body: z.object({ name: z.string().optional() }),
       responses: { 200: { description: 'ok' } },

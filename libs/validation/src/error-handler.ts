@@ -52,6 +52,11 @@ export function problemErrorHandler(
   classify: (err: unknown) => unknown = (err) => err,
 ): ErrorRequestHandler {
   return (err, req, res, next) => {
+    // An answer already sent whole (a time budget's 503) stands; the handler's late failure is only logged.
+    if (res.writableEnded) {
+      logger.error({ err, path: req.path }, 'failed after its answer was sent');
+      return;
+    }
     if (res.headersSent) {
       next(err);
       return;

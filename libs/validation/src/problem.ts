@@ -159,4 +159,18 @@ export const commonProblems = defineProblems({
     title: 'Service unavailable',
     hint: 'A dependency (database, storage, RPC) is down; retry later.',
   },
+  TIME_BUDGET_EXCEEDED: {
+    status: 503,
+    title: 'Time budget exceeded',
+    hint:
+      'The request was not answered within the time its route allows (its OpenAPI description says how long); ' +
+      'retry after `Retry-After` seconds, with a smaller request if you can.',
+  },
+  CONCURRENCY_LIMIT_REACHED: {
+    status: 503,
+    title: 'Too many at once',
+    hint:
+      'As many requests of this expensive kind as the route allows are running; retry after `Retry-After` ' +
+      'seconds.',
+  },
 });

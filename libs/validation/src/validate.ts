@@ -6,12 +6,15 @@ import { INVALID_NAME_ISSUE } from './schemas';
 export type RequestPart = 'params' | 'query' | 'body';
 const REQUEST_PARTS: readonly RequestPart[] = ['params', 'query', 'body'];
 
-/** One entry per bad field, named like `query.coins` or `body.texts.0.key`. */
+/** One entry per bad field, named like `query.coins` or `body.texts.0.key`; an unknown field is named itself. */
 export function fieldErrors(part: RequestPart, error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: [part, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    const path = [part, ...issue.path.map(String)];
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'unknown field' }));
+    }
+    return [{ path: path.join('.'), message: issue.message }];
+  });
 }
 
 function isNameIssue(issue: z.core.$ZodIssue): boolean {
@@ -34,6 +37,10 @@ export interface RequestSchemas {
   query?: z.ZodType;
   body?: z.ZodType;
 }
+
+/** At most this many bad fields are listed in `errors`, and the first few of them in `detail`. */
+export const MAX_FIELD_ERRORS = 100;
+const DETAIL_FIELD_ERRORS = 10;
 
 /** Deeper request values are refused before any schema (or a recursive walk) sees them. */
 export const MAX_INPUT_DEPTH = 32;
@@ -109,8 +116,12 @@ function requestProblem(
 ): ProblemError {
   const schemaErrors = issues.flatMap(({ part, error }) => fieldErrors(part, error));
   const more = refused.filter((e) => !schemaErrors.some((s) => s.path === e.path));
-  const errors = [...schemaErrors, ...more];
+  const all = [...schemaErrors, ...more];
   const onlyNames = more.length === 0 && issues.every(({ error }) => error.issues.every(isNameIssue));
   const def = onlyNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
-  return new ProblemError(def, errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  // A request's own size must not multiply into its answer: the first errors are named, the rest counted.
+  const errors = all.slice(0, MAX_FIELD_ERRORS);
+  const listed = all.slice(0, DETAIL_FIELD_ERRORS).map((e) => `${e.path}: ${e.message}`);
+  if (all.length > DETAIL_FIELD_ERRORS) listed.push(`and ${all.length - DETAIL_FIELD_ERRORS} more`);
+  return new ProblemError(def, listed.join('; '), { errors });
 }

@@ -7,7 +7,7 @@ import {
   TRANSFORM_SIZES,
   transformQuerySchema,
 } from '@nrp/api';
-import { defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { Avatars } from '../avatars/avatars';
 import { NFT_METADATA_MAX_BYTES, NFT_METADATA_MAX_DEPTH } from '../avatars/nft';
@@ -36,6 +36,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       method: 'get',
       path: `/:network/${kind}/:name`,
       operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}`,
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: `The ${kind} of any name (ENSIP-12)`,
       description:
         `The \`${kind}\` text record, resolved through the universal resolver (wildcard and CCIP-Read), read per ` +
@@ -93,6 +94,7 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       method: 'get',
       path: `/:network/${kind}/:name/meta`,
       operationId: `getName${kind === 'avatar' ? 'Avatar' : 'Header'}Meta`,
+      budget: { bodyBytes: 0, answerBytes: 64 * 1024, timeMs: 45_000 },
       summary: `How the ${kind} of a name resolves`,
       description:
         'The record, how it was read, the image URL it led to and whether NFT ownership was verified; a record ' +

@@ -10,7 +10,7 @@ import {
 } from '@nrp/api';
 import { authProblems } from '@nrp/auth';
 import { namehash } from '@nrp/ens';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
 import { validateImage } from '../image-validation';
@@ -50,6 +50,12 @@ function routesFor(
       method: 'post',
       path,
       operationId: `upload${Kind}`,
+      budget: {
+        bodyBytes: maxBytes + 64 * 1024,
+        answerBytes: 8 * 1024,
+        timeMs: 60_000,
+        concurrency: { name: 'image-upload', limit: 4 },
+      },
       security: 'signIn',
       summary: `Upload the ${kind} of a name`,
       description:
@@ -118,6 +124,7 @@ function routesFor(
       method: 'delete',
       path,
       operationId: `delete${Kind}`,
+      budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       security: 'signIn',
       summary: `Delete the ${kind} of a name`,
       description:
@@ -154,6 +161,7 @@ function routesFor(
       method: 'get',
       path,
       operationId: `get${Kind}`,
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 30_000 },
       summary: `The ${kind} image of a name`,
       description:
         `The stable URL to put in the \`${kind}\` text record. Pending uploads of the name are checked first. ` +

@@ -1,5 +1,5 @@
 import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { Avatars } from '../avatars/avatars';
 import type { MetadataContext } from '../context';
@@ -20,6 +20,7 @@ export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefini
       method: 'get',
       path: '/metadata/network/:chainId/token/:tokenId',
       operationId: 'getTokenMetadata',
+      budget: { bodyBytes: 0, answerBytes: 16 * 1024, timeMs: 30_000 },
       summary: 'ERC-721/1155 metadata of a name token',
       description:
         'ENS-metadata-service shape (version 2). `tokenId` is the uint256 of the namehash (decimal or 0x-hex). ' +
@@ -43,6 +44,7 @@ export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefini
       method: 'get',
       path: '/metadata/network/:chainId/token/:tokenId/image.png',
       operationId: 'getTokenImage',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: 'Image of a name token (PNG)',
       description:
         'A 270×270 PNG rendered from an SVG template: the name (long names shortened in the middle, emoji drawn ' +

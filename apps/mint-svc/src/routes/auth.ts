@@ -31,6 +31,7 @@ export function verifyMinterRoute(ctx: MintServiceContext) {
     method: 'post',
     path: '/api/v1/minters/verify',
     operationId: 'verifyMinter',
+    budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
     security: 'signIn',
     summary: 'Verify a minter address with a sign-in message',
     description:

@@ -11,6 +11,7 @@ export function estimateRoute(ctx: MintServiceContext) {
     method: 'get',
     path: '/api/v1/mint/estimate',
     operationId: 'getMintEstimate',
+    budget: { bodyBytes: 0, answerBytes: 8 * 1024, timeMs: 30_000 },
     summary: 'Estimate price, fee and eligibility of a mint',
     description:
       'Ineligibility is not an error: `canMint` is false and `validationErrors` lists every cause, in the order ' +

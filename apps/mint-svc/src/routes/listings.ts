@@ -6,7 +6,7 @@ import {
   putListingRequestSchema,
   signedRequestSchema,
 } from '@nrp/api';
-import { defineRoute } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MintServiceContext } from '../context';
 import { deleteListing, getListing, putListing } from '../listings';
@@ -34,6 +34,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       method: 'get',
       path,
       operationId: 'getListing',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'The listing of a parent name',
       description:
         'Listings are public (prices, gates and reserved labels are what minters see anyway). A listing made through ' +
@@ -49,6 +50,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       method: 'put',
       path,
       operationId: 'putListing',
+      budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 30_000 },
       security: 'signIn',
       summary: 'Create or replace the listing of a parent name',
       description:
@@ -76,6 +78,7 @@ export function listingRoutes(ctx: MintServiceContext) {
       method: 'delete',
       path,
       operationId: 'deleteListing',
+      budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       security: 'signIn',
       summary: 'Remove the listing of a parent name',
       description:

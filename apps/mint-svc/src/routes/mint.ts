@@ -16,6 +16,7 @@ export function mintRoute(
     method: 'post',
     path: '/api/v1/mint',
     operationId: 'requestMint',
+    budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
     summary: 'Signed parameters for an on-chain mint',
     description:
       "Answers the parameters and the EIP-712 signature to pass to the controller's `mint(ctx, sig, resolverData, " +

@@ -1,5 +1,5 @@
 import { namesPageSchema, namesQuerySchema } from '@nrp/api';
-import { defineRoute } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute } from '@nrp/server';
 import type { MintServiceContext } from '../context';
 import { listMintedNames } from '../names';
 
@@ -16,6 +16,7 @@ export function namesRoute(ctx: MintServiceContext) {
       '`labelSearch`). Names come in code point order, `size` per page (at most 100); `nextCursor` is the opaque ' +
       'cursor of the next page (a cursor this service did not hand out is 400). How far the index is behind the ' +
       'chain: `/ready` and the metric `name_index_lag_blocks`.',
+    budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
     tags: ['names'],
     query: namesQuerySchema,
     responses: { 200: { description: 'One page of names.', schema: namesPageSchema } },

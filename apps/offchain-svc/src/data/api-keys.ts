@@ -110,8 +110,12 @@ export async function revokeApiKey({ db }: OffchainDb, id: string): Promise<bool
   return result.numUpdatedRows > 0n;
 }
 
-/** The live keys `issuer` issued, oldest first. */
-export async function listIssuedApiKeys({ db }: OffchainDb, issuer: string): Promise<ApiKeyRow[]> {
+/** The live keys `issuer` issued, oldest first, at most `limit`. */
+export async function listIssuedApiKeys(
+  { db }: OffchainDb,
+  issuer: string,
+  limit: number,
+): Promise<ApiKeyRow[]> {
   const rows = await db
     .selectFrom('offchain_api_keys')
     .selectAll()
@@ -119,6 +123,7 @@ export async function listIssuedApiKeys({ db }: OffchainDb, issuer: string): Pro
     .where('revoked_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
+    .limit(limit)
     .execute();
   return rows.map(toRow);
 }

@@ -19,6 +19,12 @@ export interface SubnameWrite {
   ttl?: number | null;
 }
 
+/** A position in label order (then parent name): the last record of a page. */
+export interface SubnamePosition {
+  label: string;
+  parentName: string;
+}
+
 export interface SubnameFilter {
   /** Empty: every parent (the filter then has an owner). */
   parentNames: string[];
@@ -27,6 +33,31 @@ export interface SubnameFilter {
   metadata?: Record<string, string>;
   page: number;
   size: number;
+  /** Keyset paging: the matches after this position (`page` is then ignored). */
+  after?: SubnamePosition;
+  /** The page ends early rather than hold records whose JSON passes this many bytes (at least one record). */
+  maxBytes: number;
+}
+
+/**
+ * An upper bound of a record's JSON length, from its stored columns without reading them into the service: jsonb's
+ * text form is never shorter than JSON.stringify's (same escapes, plus spaces); the rest is the fixed fields.
+ */
+const recordBytes = sql<number>`(
+  octet_length(texts::text) + octet_length(addresses::text) + octet_length(metadata::text)
+  + octet_length(full_name) + octet_length(parent_name) + octet_length(label)
+  + coalesce(octet_length(contenthash), 0) + coalesce(octet_length(owner), 0) + 512)::int`;
+
+/** The leading rows whose bytes together stay within `maxBytes`; always the first. */
+function withinBytes<T extends { bytes: number }>(rows: T[], maxBytes: number): T[] {
+  let total = 0;
+  const kept: T[] = [];
+  for (const row of rows) {
+    total += Number(row.bytes);
+    if (kept.length > 0 && total > maxBytes) break;
+    kept.push(row);
+  }
+  return kept;
 }
 
 function iso(value: Date | string): string {
@@ -237,25 +268,43 @@ export async function deleteSubname(
 
 /**
  * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
- * (parent_name, label) index: every page costs the same however deep the export is).
+ * (parent_name, label) index: every page costs the same however deep the export is): at most `limit` records, and
+ * fewer when their JSON would pass `maxBytes` (at least one). Only the sizes are read first, then the records kept;
+ * `bytes` is what the kept records are estimated to take.
  */
 export async function listSubnamesAfter(
   { db }: OffchainDb,
   parentName: string,
   afterLabel: string | undefined,
-  limit: number,
-): Promise<OffchainSubname[]> {
-  let query = db.selectFrom('offchain_subnames').selectAll().where('parent_name', '=', parentName);
+  limits: { limit: number; maxBytes: number },
+): Promise<{ items: OffchainSubname[]; bytes: number; more: boolean }> {
+  let query = db.selectFrom('offchain_subnames').where('parent_name', '=', parentName);
   if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
-  const rows = await query.orderBy('label').limit(limit).execute();
-  return rows.map(toSubname);
+  const sizes = await query
+    .select(['label', recordBytes.as('bytes')])
+    .orderBy('label')
+    .limit(limits.limit)
+    .execute();
+  const kept = withinBytes(sizes, limits.maxBytes);
+  const last = kept.at(-1);
+  if (!last) return { items: [], bytes: 0, more: false };
+  const rows = await query.selectAll().where('label', '<=', last.label).orderBy('label').execute();
+  return {
+    items: rows.map(toSubname),
+    bytes: kept.reduce((sum, row) => sum + Number(row.bytes), 0),
+    more: kept.length < sizes.length || sizes.length === limits.limit,
+  };
 }
 
-/** One page of matches ordered by label (then parent), and the total count of matches. */
+/**
+ * One page of matches ordered by label (then parent), bounded in items and in bytes, the total count of matches,
+ * and the position to continue after when more follow. The page is picked with the sizes of its records (read in
+ * the database), then its rows are read by primary key.
+ */
 export async function searchSubnames(
   { db }: OffchainDb,
   filter: SubnameFilter,
-): Promise<{ items: OffchainSubname[]; totalItems: number }> {
+): Promise<{ items: OffchainSubname[]; totalItems: number; next?: SubnamePosition }> {
   // No parent: an owner's subnames across parents, from the (owner, label, parent_name) index.
   let query =
     filter.parentNames.length > 0
@@ -267,22 +316,36 @@ export async function searchSubnames(
   if (filter.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
     query = query.where(sql<boolean>`metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
   }
-  // The page is picked by id from the index alone (index-only scan), then its rows are read by primary key.
-  const pageIds = query
-    .select('id')
+  const { after } = filter;
+  const candidates = (
+    after ? query.where(sql<boolean>`(label, parent_name) > (${after.label}, ${after.parentName})`) : query
+  )
+    .select(['id', 'label', 'parent_name', recordBytes.as('bytes')])
     .orderBy('label')
     .orderBy('parent_name')
-    .limit(filter.size)
-    .offset((filter.page - 1) * filter.size);
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('offchain_subnames')
-      .selectAll()
-      .where('id', 'in', pageIds)
-      .orderBy('label')
-      .orderBy('parent_name')
-      .execute(),
+    .limit(filter.size + 1)
+    .offset(after ? 0 : (filter.page - 1) * filter.size);
+  const [found, count] = await Promise.all([
+    candidates.execute(),
     query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(toSubname), totalItems: Number(count.n) };
+  const kept = withinBytes(found.slice(0, filter.size), filter.maxBytes);
+  const rows =
+    kept.length === 0
+      ? []
+      : await db
+          .selectFrom('offchain_subnames')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            kept.map((row) => row.id),
+          )
+          .orderBy('label')
+          .orderBy('parent_name')
+          .execute();
+  const last = kept.at(-1);
+  const next =
+    last && kept.length < found.length ? { label: last.label, parentName: last.parent_name } : undefined;
+  return { items: rows.map(toSubname), totalItems: Number(count.n), next };
 }

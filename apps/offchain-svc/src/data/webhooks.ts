@@ -144,6 +144,8 @@ export async function scheduleRedelivery(
 export interface ClaimedAttempt {
   deliveryId: string;
   attempt: number;
+  /** The target: attempts of one webhook share its concurrency. */
+  webhookId: string;
   url: string;
   secret: string;
   eventId: string;
@@ -152,19 +154,27 @@ export interface ClaimedAttempt {
   data: Record<string, unknown>;
 }
 
+export interface ClaimLimits {
+  /** Attempts claimed at most. */
+  limit: number;
+  /** Attempts claimed at most per webhook. */
+  perWebhook: number;
+  /** Webhooks whose attempts are not claimed (the worker has as many of theirs in flight as it allows). */
+  busyWebhooks: readonly string[];
+  /** How long the claimed deliveries are leased: a worker that dies mid-attempt leaves them to be retried after. */
+  leaseMs: number;
+}
+
 /**
- * Claims up to `limit` due deliveries for one attempt each: their attempt count goes up and they are leased for
- * `leaseMs` (a worker that dies mid-attempt leaves them to be retried after the lease). `FOR UPDATE SKIP LOCKED`
- * makes concurrent workers (replicas) claim disjoint rows, so no attempt is made twice.
+ * Claims due deliveries for one attempt each, at most `perWebhook` per webhook and none of `busyWebhooks`: their
+ * attempt count goes up and they are leased. `FOR UPDATE SKIP LOCKED` makes concurrent workers (replicas) claim
+ * disjoint rows, so no attempt is made twice; the due rows looked at are bounded (the oldest 10 × `limit`).
  */
-export async function claimDueDeliveries(
-  { db }: OffchainDb,
-  limit: number,
-  leaseMs: number,
-): Promise<ClaimedAttempt[]> {
+export async function claimDueDeliveries({ db }: OffchainDb, limits: ClaimLimits): Promise<ClaimedAttempt[]> {
   const result = await sql<{
     id: string;
     attempts: number;
+    webhook_id: string;
     url: string;
     secret: string;
     event_id: string;
@@ -172,27 +182,38 @@ export async function claimDueDeliveries(
     occurred_at: Date;
     data: Record<string, unknown>;
   }>`
-    WITH claimed AS (
+    WITH due AS (
+      SELECT id, webhook_id, next_attempt_at FROM offchain_webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= now()
+        AND NOT (webhook_id = ANY(${sql.val([...limits.busyWebhooks])}::uuid[]))
+      ORDER BY next_attempt_at
+      LIMIT ${limits.limit * 10}
+      FOR UPDATE SKIP LOCKED
+    ), picked AS (
+      SELECT id FROM (
+        SELECT id, next_attempt_at,
+          row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at) AS nth
+        FROM due
+      ) ranked
+      WHERE nth <= ${limits.perWebhook}
+      ORDER BY next_attempt_at
+      LIMIT ${limits.limit}
+    ), claimed AS (
       UPDATE offchain_webhook_deliveries d
       SET attempts = d.attempts + 1,
           last_attempt_at = now(),
-          next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE d.id IN (
-        SELECT id FROM offchain_webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now()
-        ORDER BY next_attempt_at
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )
+          next_attempt_at = now() + ${limits.leaseMs} * interval '1 millisecond'
+      WHERE d.id IN (SELECT id FROM picked)
       RETURNING d.id, d.attempts, d.webhook_id, d.event_id
     )
-    SELECT c.id, c.attempts, w.url, w.secret, c.event_id, e.type, e.occurred_at, e.data
+    SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret, c.event_id, e.type, e.occurred_at, e.data
     FROM claimed c
     JOIN offchain_webhooks w ON w.id = c.webhook_id
     JOIN offchain_events e ON e.id = c.event_id`.execute(db);
   return result.rows.map((r) => ({
     deliveryId: r.id,
     attempt: r.attempts,
+    webhookId: r.webhook_id,
     url: r.url,
     secret: r.secret,
     eventId: r.event_id,

@@ -35,6 +35,7 @@ export function authRoutes(ctx: OffchainContext): RouteDefinition[] {
         'under `{PUBLIC_BASE_URL}/api/v1/`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
         'token for `Authorization: Bearer`, stored only as its hash (every replica accepts it), valid for ' +
         'SESSION_TTL_SECONDS (24 h) or until the message expires, whichever comes first.',
+      budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       tags: TAG,
       body: createSessionRequest,
       responses: { 201: { description: 'Signed in.', schema: sessionSchema } },
@@ -52,6 +53,7 @@ export function authRoutes(ctx: OffchainContext): RouteDefinition[] {
       security: 'session',
       summary: 'End the session',
       description: 'The bearer token is refused from now on. 204.',
+      budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
       tags: TAG,
       before: [requireSession(ctx)],
       responses: { 204: { description: 'Signed out.' } },

@@ -35,6 +35,7 @@ export function eventRoutes({ db, events, config }: OffchainContext): RouteDefin
       method: 'post',
       path: '/internal/v1/events',
       operationId: 'ingestEvents',
+      budget: { bodyBytes: 1024 * 1024, answerBytes: 4 * 1024, timeMs: 30_000 },
       security: 'ingestToken',
       summary: 'Ingest events of metadata-svc and mint-svc (internal)',
       description:

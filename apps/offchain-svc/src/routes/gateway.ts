@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
-import { createRateLimiter, defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, createRateLimiter, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import {
   answerCcipRequest,
@@ -114,6 +114,7 @@ export function gatewayRoutes(
       method: 'get',
       path: '/api/v1/gateway/:sender/:data.json',
       operationId: 'ccipReadGet',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'CCIP-Read lookup (GET)',
       description,
       tags: TAG,
@@ -127,6 +128,7 @@ export function gatewayRoutes(
       method: 'post',
       path: '/api/v1/gateway',
       operationId: 'ccipReadPost',
+      budget: { bodyBytes: 256 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'CCIP-Read lookup (POST)',
       description,
       tags: TAG,

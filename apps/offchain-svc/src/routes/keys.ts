@@ -1,5 +1,5 @@
 import { createdKeySchema, createKeyRequest, keyIdParams, listKeysResponse } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { OffchainContext } from '../context';
 import { offchainProblems } from '../problems';
@@ -23,7 +23,9 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
         'Otherwise 403 NOT_NAME_MANAGER naming who controls it, and nothing is stored. 201: the key (shown only ' +
         'here; `x-auth-token` of the subname routes). It manages the direct children of `parentName`, or every ' +
         'name below it with `includeDescendants`. It follows control: once its issuer no longer controls the name ' +
-        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay.',
+        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay. ' +
+        'An address holds at most KEYS_PER_ADDRESS (100) live keys: one more is a 409 KEY_LIMIT_REACHED.',
+      budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       tags: TAG,
       before: [requireSession(ctx)],
       body: createKeyRequest,
@@ -32,6 +34,7 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
         commonProblems.UNAUTHORIZED,
         commonProblems.INVALID_NAME,
         offchainProblems.NOT_NAME_MANAGER,
+        offchainProblems.KEY_LIMIT_REACHED,
         commonProblems.UPSTREAM_ERROR,
       ],
       handler: async ({ body }, _req, res) => {
@@ -47,7 +50,9 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
       security: 'session',
       summary: 'List the API keys the signed-in address issued',
       description:
-        'Live keys, oldest first, without secrets; `lastUsedAt` is the last write they authorised.',
+        'Live keys, oldest first, without secrets; `lastUsedAt` is the last write they authorised. At most ' +
+        'KEYS_PER_ADDRESS (100), the most an address may hold.',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       tags: TAG,
       before: [requireSession(ctx)],
       responses: { 200: { description: 'The keys.', schema: listKeysResponse } },
@@ -61,6 +66,7 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
       security: 'session',
       summary: 'Revoke an API key',
       description: 'A key the signed-in address issued; refused from now on. 204; 404 for any other id.',
+      budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
       tags: TAG,
       before: [requireSession(ctx)],
       params: keyIdParams,

@@ -18,6 +18,7 @@ export function parentRoutes(ctx: OffchainContext): RouteDefinition[] {
         '`steps`: the transactions (`to`, `data`, `value` in wei) its controller sends, in order, so that every ' +
         'ENS client resolves its offchain subnames through this service — `setResolver` on the ENS registry, or on ' +
         'the NameWrapper for a wrapped name. `ready` with no steps once done.',
+      budget: { bodyBytes: 0, answerBytes: 16 * 1024, timeMs: 30_000 },
       tags: ['parents'],
       params: parentSetupParams,
       query: parentSetupQuery,

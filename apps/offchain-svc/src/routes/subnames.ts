@@ -11,7 +11,7 @@ import {
   searchSubnamesRequest,
   searchSubnamesResponse,
 } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import { apiKeyOf, requireApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
@@ -59,6 +59,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'post',
       path: '/api/v1/subnames',
       operationId: 'createOrUpdateSubname',
+      budget: { bodyBytes: 1024 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Create or update a subname',
       description:
@@ -84,17 +85,25 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'post',
       path: '/api/v1/subnames/bulk',
       operationId: 'bulkImportSubnames',
+      budget: {
+        bodyBytes: 1024 * 1024,
+        answerBytes: MAX_ANSWER_BYTES,
+        timeMs: 30_000,
+        concurrency: { name: 'bulk-import', limit: 4 },
+      },
       security: 'apiKey',
       summary: 'Create or update up to 1,000 subnames',
       description:
         'Body `{ items: [...] }`, each item a create-or-update body (same rules as `POST /api/v1/subnames`, ' +
-        'applied in order: a name given twice is created, then updated) for a parent the key may manage. ' +
+        'applied in order) for a parent the key may manage; a name appears at most once (a repeat is a 400 ' +
+        'naming both indexes, whatever `atomic` says). ' +
         'Default (`atomic=true`): all or nothing — any invalid item is a 400 naming every bad field as ' +
         '`body.items.<index>.<field>`, an item under a parent the key may not manage a 403 naming its index, and ' +
         'nothing is written. `atomic=false`: the valid items are written and each result carries its own ' +
         'status (201, 200, 400 or 403 with the problem). Either way the items are written in one transaction ' +
         'with their `subname.created` / `subname.updated` events; the answer is 200 with a result per item, in ' +
-        'order. With an `Idempotency-Key` header (1–255 characters, per API key, kept at least 24 hours) the ' +
+        'order: its `id`, `fullName` and `updatedAt`, not the record (read it with GET). With an ' +
+        '`Idempotency-Key` header (1–255 characters, per API key, kept at least 24 hours) the ' +
         'first successful answer is stored with the write and replayed for a retry of the same request; the ' +
         'same key with a different body or `atomic` is a 409 `IDEMPOTENCY_KEY_REUSED`. Failed requests are not ' +
         'stored (a retry runs again).',
@@ -121,12 +130,18 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'get',
       path: '/api/v1/subnames/export',
       operationId: 'exportSubnames',
+      budget: {
+        bodyBytes: 0,
+        answerBytes: 'stream',
+        timeMs: 10_000,
+        concurrency: { name: 'export', limit: 4 },
+      },
       security: 'apiKey',
       summary: 'Export every subname of a parent (NDJSON)',
       description:
         'Needs an API key for `parentName` (403 otherwise). `application/x-ndjson`: one record per line, the ' +
         'record shape of `GET /api/v1/subnames/{fullSubname}`, in label order (code points), streamed page by ' +
-        'page so the service holds one page whatever the size. An interrupted export resumes with `cursor` = ' +
+        'page (at most 1,000 records and 1 MB) so the service holds one page whatever the size. An interrupted export resumes with `cursor` = ' +
         'the `label` of the last complete line received. To import an export elsewhere, turn each record into ' +
         'a create body (`toCreateSubnameInput` in the typed client) and send them to `POST ' +
         '/api/v1/subnames/bulk`: the records come back identical except `id`, `createdAt` and `updatedAt`, which ' +
@@ -150,12 +165,15 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'post',
       path: '/api/v1/subnames/search',
       operationId: 'searchSubnames',
+      budget: { bodyBytes: 64 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
       summary: 'Search subnames',
       description:
         'Filters: `parentName` and/or `parentNames`, or `owner` alone (its subnames under every parent), ' +
         '`labelSearch` (case-insensitive substring of ' +
         'the label), `owner`, `metadata` (every key must equal its value). Ordered by label; `page` from 1, ' +
-        '`size` 1 to 100 (default 25); `totalItems` counts every match.',
+        '`size` 1 to 100 (default 25); `totalItems` counts every match. A page holds at most `size` items and ' +
+        'ends early rather than pass its answer budget; when more matches follow, `nextCursor` is given: send it ' +
+        'as `cursor` (without `page`) for the next page.',
       tags: TAG,
       body: searchSubnamesRequest,
       responses: { 200: { description: 'One page of matches.', schema: searchSubnamesResponse } },
@@ -166,6 +184,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'get',
       path: '/api/v1/subnames/namehash/:namehash',
       operationId: 'getSubnameByNamehash',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 5_000 },
       summary: 'Get a subname by namehash',
       description: 'Used by the metadata service to find an offchain subname from a token id.' + READ_CACHE,
       tags: TAG,
@@ -178,6 +197,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'get',
       path: '/api/v1/subnames/:fullSubname',
       operationId: 'getSubname',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 5_000 },
       summary: 'Get a subname by full name',
       description: 'The name is normalised (ENSIP-15) before the lookup.' + READ_CACHE,
       tags: TAG,
@@ -190,6 +210,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'delete',
       path: '/api/v1/subnames/:fullSubname',
       operationId: 'deleteSubname',
+      budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Delete a subname',
       description:

@@ -25,6 +25,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'post',
       path: '/api/v1/webhooks',
       operationId: 'createWebhook',
+      budget: { bodyBytes: 16 * 1024, answerBytes: 16 * 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Subscribe a URL to events',
       description:
@@ -62,6 +63,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'get',
       path: '/api/v1/webhooks',
       operationId: 'listWebhooks',
+      budget: { bodyBytes: 0, answerBytes: 256 * 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: "List the key's webhooks",
       description: 'Oldest first; secrets are never shown again.',
@@ -75,6 +77,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'delete',
       path: '/api/v1/webhooks/:id',
       operationId: 'deleteWebhook',
+      budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Delete a webhook',
       description: 'Its pending deliveries are dropped. 404 for a webhook of another key.',
@@ -92,6 +95,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'get',
       path: '/api/v1/webhooks/:id/deliveries',
       operationId: 'listWebhookDeliveries',
+      budget: { bodyBytes: 0, answerBytes: 1024 * 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: "A webhook's deliveries and their outcome",
       description:
@@ -111,6 +115,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       method: 'post',
       path: '/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver',
       operationId: 'redeliverWebhookDelivery',
+      budget: { bodyBytes: 0, answerBytes: 16 * 1024, timeMs: 10_000 },
       security: 'apiKey',
       summary: 'Deliver an event again',
       description:

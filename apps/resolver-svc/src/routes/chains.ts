@@ -19,6 +19,7 @@ export function chainRoutes(): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/chains',
       operationId: 'getChains',
+      budget: { bodyBytes: 0, answerBytes: 64 * 1024, timeMs: 5_000 },
       summary: 'Chains and coin types this service knows',
       description:
         'The chain short names accepted by `chains` / `addresses` (aliases too, case-insensitive) and their coin ' +

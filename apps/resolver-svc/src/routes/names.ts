@@ -1,5 +1,5 @@
 import { addressNamesQuerySchema, addressNamesSchema, addressParamsSchema } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import type { AddressNamesLookup } from '../address-names';
 import { bulkRouteProblems } from '../problems';
 import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
@@ -20,6 +20,7 @@ export function namesRoutes(ctx: RouteContext, lookup: AddressNamesLookup): Rout
         'that fails (down, slow, an error answer) does not fail the request: its names are missing, `partial` is ' +
         'true and `failedSources` names it (`minted`, `offchain`, `primaryName`), and `nextCursor` asks it again. ' +
         'Complete answers are cached for NAMES_CACHE_TTL_SECONDS; `noCache=true` asks the sources again.',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 30_000 },
       tags: ['names'],
       params: addressParamsSchema,
       query: addressNamesQuerySchema,

@@ -7,7 +7,7 @@ import {
   resolverNameParam,
   type BulkProfileResult,
 } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { parseBulkItem, bulkRouteProblems, nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
 import { toProfile } from '../resolution';
@@ -32,6 +32,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/profile/bulk',
       operationId: 'getProfiles',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 60_000 },
       summary: 'Profiles of up to 20 names',
       description:
         'One entry per distinct input name, in input order (duplicate inputs are removed). An entry that fails ' +
@@ -71,6 +72,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/profile/:name',
       operationId: 'getProfile',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: 'Profile of a name',
       description:
         'Text records, multichain addresses and (with `contenthash=true`) the contenthash of a name, resolved ' +

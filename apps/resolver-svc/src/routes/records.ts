@@ -5,7 +5,7 @@ import {
   textsQuerySchema,
   textsResultSchema,
 } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
 import { cacheControlHeader, sendRendered, type RouteContext } from './context';
@@ -16,6 +16,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/addresses/:name',
       operationId: 'getAddresses',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: 'Multichain addresses of a name',
       description:
         "Address records decoded into each chain's native format (EVM: EIP-55 checksummed; BTC, SOL, … per " +
@@ -46,6 +47,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/texts/:name',
       operationId: 'getTexts',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: 'Text records of a name',
       description:
         'The text records named in `keys`. Without `keys`, every well-known key (ENS has no on-chain list of ' +

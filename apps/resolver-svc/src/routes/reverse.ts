@@ -6,7 +6,7 @@ import {
   reverseQuerySchema,
   type BulkReverseResult,
 } from '@nrp/api';
-import { defineRoute, type RouteDefinition } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { ETH_COIN_TYPE } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
 import { addressRouteProblems, parseBulkItem, bulkRouteProblems } from '../problems';
@@ -35,6 +35,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/reverse/bulk',
       operationId: 'getReverseProfiles',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 60_000 },
       summary: 'Reverse profiles of up to 20 addresses',
       description:
         'One entry per distinct input address, in input order (duplicate inputs are removed). An entry that ' +
@@ -82,6 +83,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       method: 'get',
       path: '/ens/v2/reverse/:address/profile',
       operationId: 'getReverseProfile',
+      budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 45_000 },
       summary: 'Primary name and profile of an address',
       description:
         'The primary name is the ENSIP-19 reverse record of the requested coin type (`coinType`, or the coin type ' +

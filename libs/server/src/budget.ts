@@ -1,0 +1,253 @@
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  commonProblems,
+  PROBLEM_CONTENT_TYPE,
+  ProblemError,
+  sendProblem,
+  type ProblemDef,
+} from '@nrp/validation';
+import type { Logger } from './logger';
+import { MAX_ANSWER_BYTES, type ConcurrencySpec, type RouteBudget, type RouteDefinition } from './route';
+
+/** Seconds a client waits before retrying a full pool or a request that ran out of time. */
+const RETRY_AFTER_SECONDS = '1';
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
+
+/** A budget the kit cannot enforce is a programming error, caught when the app is built. */
+export function assertBudget(route: RouteDefinition): void {
+  const { budget } = route;
+  const where = `route ${route.method.toUpperCase()} ${route.path}`;
+  if (typeof budget.answerBytes === 'number' && budget.answerBytes > MAX_ANSWER_BYTES)
+    throw new Error(`${where}: answerBytes ${budget.answerBytes} is above ${MAX_ANSWER_BYTES}`);
+  if (route.body !== undefined && budget.bodyBytes <= 0)
+    throw new Error(`${where} takes a body: its budget needs bodyBytes`);
+  if (budget.timeMs <= 0) throw new Error(`${where}: timeMs must be positive`);
+  if (budget.concurrency && budget.concurrency.limit < 1)
+    throw new Error(`${where}: concurrency limit must be at least 1`);
+}
+
+/** The budget as the route's OpenAPI description says it. */
+export function budgetDescription(budget: RouteBudget): string {
+  const parts = [
+    budget.bodyBytes > 0
+      ? `body at most ${formatBytes(budget.bodyBytes)} (413 \`PAYLOAD_TOO_LARGE\` before it is read)`
+      : 'no body',
+    budget.answerBytes === 'stream'
+      ? 'answer streamed from stored data in pages bounded in bytes (constant memory)'
+      : `answer at most ${formatBytes(budget.answerBytes)}`,
+    `answered within ${budget.timeMs / 1000} s (503 \`TIME_BUDGET_EXCEEDED\` otherwise)`,
+  ];
+  if (budget.concurrency) {
+    parts.push(
+      `at most ${budget.concurrency.limit} at once per replica (pool \`${budget.concurrency.name}\`; ` +
+        '503 `CONCURRENCY_LIMIT_REACHED` with `Retry-After` when full)',
+    );
+  }
+  return `**Budget:** ${parts.join('; ')}.`;
+}
+
+/** The problems the budget adds to a route's own. */
+export function budgetProblems(budget: RouteBudget): ProblemDef[] {
+  return [
+    commonProblems.TIME_BUDGET_EXCEEDED,
+    ...(budget.bodyBytes > 0 ? [commonProblems.PAYLOAD_TOO_LARGE] : []),
+    ...(budget.concurrency ? [commonProblems.CONCURRENCY_LIMIT_REACHED] : []),
+  ];
+}
+
+/**
+ * Whether the request announced a body that nobody has read: answering it then closes the connection, so Node does
+ * not read and discard the rest of a body that may be gigabytes long.
+ */
+function bodyUnread(req: Request): boolean {
+  const announced =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+  return announced && !req.complete && !req.readableDidRead;
+}
+
+/** An error answer that closes the connection when the body was not read. */
+export function closeIfBodyUnread(req: Request, res: Response): void {
+  if (!res.headersSent && bodyUnread(req)) res.setHeader('Connection', 'close');
+}
+
+function answerProblem(req: Request, res: Response, problem: ProblemError): void {
+  if (res.headersSent) return;
+  closeIfBodyUnread(req, res);
+  sendProblem(res, problem);
+}
+
+function tooLarge(limit: number): ProblemError {
+  return new ProblemError(
+    commonProblems.PAYLOAD_TOO_LARGE,
+    `The request body exceeds the limit of ${limit} bytes.`,
+  );
+}
+
+/** The route's first middleware: the time budget starts with the request's headers (503 when no answer has started). */
+export function timeBudget(timeMs: number): RequestHandler {
+  return (req, res, next) => {
+    const timer = setTimeout(() => {
+      answerProblem(
+        req,
+        res,
+        new ProblemError(
+          commonProblems.TIME_BUDGET_EXCEEDED,
+          `The request was not answered within its budget of ${timeMs} ms.`,
+          { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+        ),
+      );
+    }, timeMs);
+    res.once('close', () => clearTimeout(timer));
+    next();
+  };
+}
+
+/** A body whose declared length is over the budget is refused before it is read (after the credentials). */
+export function declaredBodyLimit(maxBytes: number): RequestHandler {
+  return (req, res, next) => {
+    if (Number(req.headers['content-length']) > maxBytes) {
+      answerProblem(req, res, tooLarge(maxBytes));
+      return;
+    }
+    next();
+  };
+}
+
+/** Per process, by pool name: how many requests hold a slot. */
+export function concurrencyPools(): (spec: ConcurrencySpec) => RequestHandler {
+  const inFlight = new Map<string, number>();
+  return (spec) => (req, res, next) => {
+    const held = inFlight.get(spec.name) ?? 0;
+    if (held >= spec.limit) {
+      answerProblem(
+        req,
+        res,
+        new ProblemError(
+          commonProblems.CONCURRENCY_LIMIT_REACHED,
+          `${spec.limit} requests of this kind are already running; retry in a moment.`,
+          { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+        ),
+      );
+      return;
+    }
+    inFlight.set(spec.name, held + 1);
+    res.once('close', () => inFlight.set(spec.name, (inFlight.get(spec.name) ?? 1) - 1));
+    next();
+  };
+}
+
+function mediaType(header: string | undefined): { type: string; charset?: string } {
+  const [type = '', ...params] = (header ?? '').split(';');
+  const charset = params
+    .map((p) => p.trim().split('='))
+    .find(([name]) => name?.trim().toLowerCase() === 'charset')?.[1];
+  return { type: type.trim().toLowerCase(), charset: charset?.trim().replace(/^"|"$/g, '').toLowerCase() };
+}
+
+/**
+ * Reads a JSON body of at most `maxBytes` into `req.body`: a declared or streamed length over the limit is a 413 at
+ * once (the connection is closed rather than drained), a charset other than UTF-8 or a compressed body a 415, a
+ * document that is not one JSON object or array a 400. A body of another media type is not read (the schema then
+ * names what is missing).
+ */
+export function jsonBody(maxBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const { type, charset } = mediaType(req.headers['content-type']);
+    const announced =
+      req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+    if (!announced || !(type === 'application/json' || type.endsWith('+json'))) {
+      next();
+      return;
+    }
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      answerProblem(
+        req,
+        res,
+        new ProblemError(
+          commonProblems.UNSUPPORTED_MEDIA_TYPE,
+          `Unsupported charset "${charset}": send UTF-8.`,
+        ),
+      );
+      return;
+    }
+    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding !== 'identity') {
+      answerProblem(
+        req,
+        res,
+        new ProblemError(
+          commonProblems.UNSUPPORTED_MEDIA_TYPE,
+          `Unsupported content encoding "${encoding}": send the body uncompressed.`,
+        ),
+      );
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.pause();
+    };
+    const onData = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (length > maxBytes) {
+        stop();
+        res.setHeader('Connection', 'close');
+        answerProblem(req, res, tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onError = (): void => stop();
+    const onEnd = (): void => {
+      stop();
+      const text = Buffer.concat(chunks, length).toString('utf8');
+      if (text.trim() === '') {
+        req.body = {};
+        next();
+        return;
+      }
+      try {
+        if (!/^[\s]*[{[]/.test(text)) throw new SyntaxError('not an object or array');
+        req.body = JSON.parse(text) as unknown;
+      } catch {
+        next(new ProblemError(commonProblems.INVALID_JSON, 'The request body is not valid JSON.'));
+        return;
+      }
+      next();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  };
+}
+
+/**
+ * Refuses to send a (non-streamed) answer over the route's budget: that is a bug of the route, answered 500 and
+ * logged, never the oversized answer.
+ */
+export function answerLimit(maxBytes: number, route: RouteDefinition, logger: Logger): RequestHandler {
+  return (_req, res, next) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      const length =
+        typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
+      if (length <= maxBytes) return send(body);
+      logger.error(
+        { operationId: route.operationId, bytes: length, budget: maxBytes },
+        'answer over the route budget refused',
+      );
+      const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');
+      res.status(problem.status).type(PROBLEM_CONTENT_TYPE);
+      return send(JSON.stringify(problem.toBody()));
+    };
+    next();
+  };
+}
