@@ -3,7 +3,8 @@
  * postgres://postgres@127.0.0.1:5432/test) in a throwaway schema, dropped at the end. Seeds subnames under 100
  * parents straight into the service's tables (multi-row INSERT … SELECT unnest; the service's secondary indexes are
  * dropped during the big load and recreated from their own definitions), then measures over loopback HTTP:
- * p50/p95 of search (parent + labelSearch, parent + metadata, parent + owner), get-by-name, get-by-namehash and
+ * p50/p95 of search (parent + labelSearch, parent + metadata, parent + owner, parent alone, owner alone across
+ * parents), get-by-name, get-by-namehash and
  * CCIP-Read gateway answers at 10,000 and 1,000,000 rows, create/update throughput, bulk import throughput
  * (1,000-item requests) and a full NDJSON export of every parent (rows/s; the live heap after GC and the peak RSS
  * of this process — service and streaming client — as growth over the export). Prints one table.
@@ -316,6 +317,14 @@ async function measure(
       const row = pick(i);
       return post('/api/v1/subnames/search', { parentName: parentName(row.parent), owner: row.owner });
     }),
+  );
+  out.set(
+    'search parent alone',
+    await timeOp((i) => post('/api/v1/subnames/search', { parentName: parentName(pick(i).parent) })),
+  );
+  out.set(
+    'search owner alone (across parents)',
+    await timeOp((i) => post('/api/v1/subnames/search', { owner: pick(i).owner })),
   );
   out.set(
     'get by name',

@@ -57,7 +57,8 @@ async function send(
 /**
  * `npm start` for the offchain service: our SignedOffchainResolver (signer: the dev gateway key, URL: this service's
  * gateway; ENSIP-22, so a profile is one gateway request) as the resolver of offchain.eth (registered to anvil account 0), an API key valid for offchain.eth and
- * demo.eth (installed through BOOTSTRAP_API_KEY_HASH), and demo subnames created through the API.
+ * demo.eth (installed through BOOTSTRAP_API_KEY_HASH), and demo subnames created through the API. Name owners sign in
+ * with messages for this service's host or the console's (`localhost:3000`), and their setup points at this resolver.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const dir = path.join(ctx.dataDir, 'offchain-svc');
@@ -101,6 +102,17 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
       BOOTSTRAP_API_KEY_PARENTS: `${DEV_PARENT},demo.eth`,
       // A webhook receiver on this machine (plain http, loopback) passes the URL policy at these origins.
       WEBHOOK_ALLOWED_ORIGINS: process.env.WEBHOOK_ALLOWED_ORIGINS ?? DEV_WEBHOOK_ORIGINS,
+      // Name owners point their names at this resolver (GET /api/v1/parents/{name}/setup) and sign in with messages
+      // for this service's own host or for the console's (localhost:3000).
+      SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver,
+      PUBLIC_BASE_URL: ctx.services.offchain,
+      SIWE_DOMAINS: [
+        ...new Set([
+          new URL(ctx.services.offchain).host,
+          `localhost:${new URL(ctx.services.offchain).port}`,
+          'localhost:3000',
+        ]),
+      ].join(','),
     },
     contracts: { offchainResolver },
     names: { offchainParent: DEV_PARENT },

@@ -1,8 +1,10 @@
 import type { RequestHandler, Response } from 'express';
 import { apiKeyMatches, generateApiKey, hashApiKey } from '@nrp/auth';
+import { isNetworkName } from '@nrp/chain';
 import { commonProblems, ProblemError } from '@nrp/validation';
+import type { OffchainContext } from './context';
 import type { OffchainDb } from './data/database';
-import { findActiveApiKeyByHash, insertApiKey, type ApiKeyRow } from './data/api-keys';
+import { findActiveApiKeyByHash, insertApiKey, touchApiKey, type ApiKeyRow } from './data/api-keys';
 import { offchainProblems } from './problems';
 
 export const API_KEY_HEADER = 'x-auth-token';
@@ -13,9 +15,15 @@ export async function issueApiKey(
   db: OffchainDb,
   parents: string[],
   note?: string,
+  selfServe?: { issued: { issuer: string; network: string }; includeDescendants: boolean },
 ): Promise<{ key: string; row: ApiKeyRow }> {
   const key = generateApiKey(API_KEY_PREFIX);
-  const row = await insertApiKey(db, { keyHash: hashApiKey(key), parents: [...new Set(parents)], note });
+  const row = await insertApiKey(db, {
+    keyHash: hashApiKey(key),
+    parents: [...new Set(parents)],
+    note,
+    ...selfServe,
+  });
   return { key, row };
 }
 
@@ -25,16 +33,52 @@ export async function verifyApiKey(db: OffchainDb, presented: string): Promise<A
   return row && apiKeyMatches(presented, row.keyHash) ? row : undefined;
 }
 
-/** Middleware: 401 UNAUTHORIZED unless `x-auth-token` carries a live key; the key is left on res.locals.apiKey. */
-export function requireApiKey(db: OffchainDb): RequestHandler {
+/**
+ * 401 KEY_OWNER_CHANGED when a self-serve key's issuer no longer controls its parent on chain (read through the
+ * control cache, so at most NAME_CONTROL_CACHE_MS late). Operator keys are not tied to control.
+ */
+async function assertIssuerStillControls(
+  ctx: Pick<OffchainContext, 'nameControl'>,
+  key: ApiKeyRow,
+): Promise<void> {
+  const parent = key.parents[0];
+  if (!key.issued || !parent || !isNetworkName(key.issued.network)) return;
+  const { controller } = await ctx.nameControl.read(key.issued.network, parent);
+  if (controller?.toLowerCase() === key.issued.issuer) return;
+  const now = controller
+    ? `${controller} controls it now and can sign in and issue its own key`
+    : 'nobody controls it now';
+  throw new ProblemError(
+    offchainProblems.KEY_OWNER_CHANGED,
+    `The API key was issued by ${key.issued.issuer} for ${parent} on ${key.issued.network}; ${now}.`,
+  );
+}
+
+/**
+ * Middleware: 401 UNAUTHORIZED unless `x-auth-token` carries a live key, 401 KEY_OWNER_CHANGED when the issuer of a
+ * self-serve key lost control of its name; the key is left on res.locals.apiKey. A write request that succeeds
+ * records the use (`lastUsedAt`, to the minute) once answered; reads and refused requests write nothing.
+ */
+export function requireApiKey(
+  ctx: Pick<OffchainContext, 'db' | 'nameControl' | 'now' | 'logger'>,
+): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers[API_KEY_HEADER];
     const presented = typeof header === 'string' ? header.trim() : '';
     if (!presented) {
       throw new ProblemError(commonProblems.UNAUTHORIZED, `Send an API key in the ${API_KEY_HEADER} header.`);
     }
-    const key = presented.length <= 200 ? await verifyApiKey(db, presented) : undefined;
+    const key = presented.length <= 200 ? await verifyApiKey(ctx.db, presented) : undefined;
     if (!key) throw new ProblemError(commonProblems.UNAUTHORIZED, 'The API key is unknown or revoked.');
+    await assertIssuerStillControls(ctx, key);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.once('finish', () => {
+        if (res.statusCode >= 400) return;
+        touchApiKey(ctx.db, key.id, ctx.now()).catch((err: unknown) =>
+          ctx.logger.warn({ err, keyId: key.id }, 'could not record the use of an API key'),
+        );
+      });
+    }
     res.locals.apiKey = key;
     next();
   };
@@ -49,9 +93,19 @@ export function apiKeyOf(res: Response): ApiKeyRow {
   return key as ApiKeyRow;
 }
 
-/** 403 PARENT_NOT_ALLOWED unless the key was issued for `parentName` (exact, normalised). */
+/**
+ * Whether the key may manage names directly under `parentName` (normalised): one of its parents, or, for a key with
+ * `includeDescendants`, any name below one of them.
+ */
+export function keyAllowsParent(key: ApiKeyRow, parentName: string): boolean {
+  return key.parents.some(
+    (parent) => parent === parentName || (key.includeDescendants && parentName.endsWith(`.${parent}`)),
+  );
+}
+
+/** 403 PARENT_NOT_ALLOWED unless `keyAllowsParent`. */
 export function assertKeyAllowsParent(key: ApiKeyRow, parentName: string): void {
-  if (!key.parents.includes(parentName)) {
+  if (!keyAllowsParent(key, parentName)) {
     throw new ProblemError(
       offchainProblems.PARENT_NOT_ALLOWED,
       `The API key is not valid for parent name "${parentName}".`,

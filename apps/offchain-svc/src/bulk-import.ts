@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { createSubnameRequest, type BulkSubnamesResult, type CreateSubnameData } from '@nrp/api';
 import { ProblemError, validationProblem } from '@nrp/validation';
+import { keyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainDb } from './data/database';
 import { claimIdempotencyKey, storeAnswer } from './data/idempotency';
@@ -37,7 +38,7 @@ function checkItems(apiKey: ApiKeyRow, items: unknown[]): Checked[] {
         },
       };
     }
-    if (!apiKey.parents.includes(parsed.data.parentName)) {
+    if (!keyAllowsParent(apiKey, parsed.data.parentName)) {
       return {
         index,
         failure: {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
-import { originListSchema } from '@nrp/chain';
-import { baseConfigSchema, nonNegativeInt, positiveInt } from '@nrp/server';
+import { networksEnvSchema, originListSchema } from '@nrp/chain';
+import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { ethAddress } from '@nrp/validation';
 
 const nameList = z.string().transform((value, ctx) => {
   const names: string[] = [];
@@ -19,6 +20,7 @@ const nameList = z.string().transform((value, ctx) => {
 });
 
 export const configSchema = baseConfigSchema(3003)
+  .extend(networksEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,
@@ -53,6 +55,27 @@ export const configSchema = baseConfigSchema(3003)
     WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
     /** Bearer token of POST /internal/v1/events (the same value in metadata-svc and mint-svc); unset: 503. */
     EVENTS_INGEST_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Base URL clients reach this service at; a bound sign-in message names `{PUBLIC_BASE_URL}/api/v1/auth/session`. */
+    PUBLIC_BASE_URL: z
+      .url()
+      .default('http://localhost:3003')
+      .transform((u) => u.replace(/\/+$/, '')),
+    /** `host[:port]` values accepted in the first line of sign-in messages. */
+    SIWE_DOMAINS: hostList.default(['localhost:3003', 'localhost', 'localhost:3000']),
+    NONCE_TTL_MS: positiveInt.default(5 * 60_000),
+    /** How often expired nonces are deleted (0 disables). */
+    NONCE_SWEEP_INTERVAL_MS: nonNegativeInt.default(10 * 60_000),
+    NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
+    /** Lifetime of a sign-in session (its bearer token), in seconds; never beyond the message's Expiration Time. */
+    SESSION_TTL_SECONDS: positiveInt.default(24 * 3600),
+    /**
+     * How long who-controls-a-name is remembered, per replica (at most a minute): a self-serve key stops working at
+     * most this long after its issuer lost control of its name. Issuing a key always reads the chain afresh.
+     */
+    NAME_CONTROL_CACHE_MS: nonNegativeInt.max(60_000).default(30_000),
+    /** Our offchain resolver per network: what `GET /api/v1/parents/{name}/setup` points a name at (unset: 503). */
+    MAINNET_OFFCHAIN_RESOLVER: ethAddress.optional(),
+    SEPOLIA_OFFCHAIN_RESOLVER: ethAddress.optional(),
   })
   .superRefine(requireDatabaseUrlInProduction);
 

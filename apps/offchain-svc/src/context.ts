@@ -1,7 +1,10 @@
+import type { NonceStore } from '@nrp/auth';
+import type { NetworkProviders } from '@nrp/chain';
 import type { ServiceContext } from '@nrp/server';
 import type { Config } from './config';
 import type { OffchainDb } from './data/database';
 import type { EventRecorder } from './events';
+import type { NameControlReader } from './name-control';
 import type { WebhookSettings } from './webhooks';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
@@ -9,4 +12,12 @@ export interface OffchainContext extends ServiceContext<Config> {
   db: OffchainDb;
   events: EventRecorder;
   webhooks: WebhookSettings;
+  /** One provider per network: name control, setup reads, ERC-1271 sign-ins. */
+  providers: NetworkProviders;
+  /** Sign-in nonces (scope `session`). */
+  nonces: NonceStore;
+  /** Who controls a name on chain, cached up to NAME_CONTROL_CACHE_MS. */
+  nameControl: NameControlReader;
+  /** The clock (tests hand in their own). */
+  now: () => Date;
 }

@@ -46,6 +46,26 @@ export const offchainProblems = defineProblems({
     title: 'Unsupported resolver function',
     hint: 'The gateway answers addr(bytes32), addr(bytes32,uint256), text, contenthash and multicall of those.',
   },
+  NOT_NAME_MANAGER: {
+    status: 403,
+    title: 'Not the controller of this name',
+    hint: 'Sign in with the address that controls the name on chain now: its NameWrapper owner when wrapped, else its registry owner (the `.eth` registrant alone is not enough: reclaim the name first).',
+  },
+  KEY_OWNER_CHANGED: {
+    status: 401,
+    title: 'API key issuer no longer controls the name',
+    hint: 'The key was issued by an address that no longer controls its parent name on chain; the controller now can sign in and issue a new key.',
+  },
+  KEY_NOT_FOUND: {
+    status: 404,
+    title: 'API key not found',
+    hint: 'No live key with this id was issued by the signed-in address (GET /api/v1/keys lists them).',
+  },
+  OFFCHAIN_RESOLVER_NOT_CONFIGURED: {
+    status: 503,
+    title: 'Offchain resolver not configured',
+    hint: 'The operator must set <NETWORK>_OFFCHAIN_RESOLVER (the address of our offchain resolver on that network).',
+  },
   GATEWAY_NOT_CONFIGURED: {
     status: 503,
     title: 'CCIP-Read gateway not configured',

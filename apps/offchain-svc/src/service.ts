@@ -1,3 +1,5 @@
+import { createNonceStore, startNonceSweeper } from '@nrp/auth';
+import { createNetworkProviders, networksFromEnv } from '@nrp/chain';
 import {
   createApp,
   createServiceMetrics,
@@ -13,8 +15,14 @@ import type { OffchainDatabase } from './data/schema';
 import { upsertApiKey } from './data/api-keys';
 import { pruneEvents } from './data/events';
 import { pruneIdempotencyKeys } from './data/idempotency';
+import { NONCE_TABLE } from './data/migrations';
+import { pruneSessions } from './data/sessions';
 import type { OffchainContext } from './context';
 import { eventRecorder } from './events';
+import { cachedNameControl } from './name-control';
+import { authRoutes } from './routes/auth';
+import { keyRoutes } from './routes/keys';
+import { parentRoutes } from './routes/parents';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
@@ -30,8 +38,13 @@ const description = `Offchain subname service: subnames with records behind API 
 Choices made where the contract is silent:
 - **API keys** are issued by the operator command \`npm run -w apps/offchain-svc keys -- create --parent <name>\`,
   shown once, stored as SHA-256 hashes and compared in constant time. A key is valid for exactly the parent names it
-  was issued for (not for deeper descendants). 401 \`UNAUTHORIZED\` without a live key, 403 \`PARENT_NOT_ALLOWED\`
-  for another parent.
+  was issued for (not for deeper descendants, unless it was issued with \`includeDescendants\`). 401
+  \`UNAUTHORIZED\` without a live key, 403 \`PARENT_NOT_ALLOWED\` for another parent.
+- **Self-serve keys**: a name owner signs in (EIP-4361: \`POST /api/v1/auth/nonce\`, \`POST /api/v1/auth/session\` →
+  bearer token) and issues keys (\`POST /api/v1/keys\`) for the names it controls on chain: the NameWrapper owner of a
+  wrapped name, else its registry owner. Such a key follows control: 401 \`KEY_OWNER_CHANGED\` once its issuer no
+  longer controls the name (within NAME_CONTROL_CACHE_MS). \`GET /api/v1/parents/{parentName}/setup\` lists the
+  transactions that point the name at our offchain resolver.
 - **Create or update** (\`POST /api/v1/subnames\`) answers 201 when created and 200 when updated; lists that are
   present replace the stored ones, absent fields are kept, \`null\` clears \`owner\`, \`contenthash\` or \`ttl\`.
   Duplicate keys (or coin types) inside one list are a 400. Limits: 100 text records (key ≤ 255, value ≤ 4096
@@ -60,7 +73,7 @@ export const IDEMPOTENCY_KEY_HOURS = 24;
 const RETENTION_INTERVAL_MS = 3600_000;
 
 /** What tests hand in instead of the database the config names; it is migrated, and never closed here. */
-export type OffchainOverrides = Pick<ServiceOverrides<OffchainDatabase>, 'database'>;
+export type OffchainOverrides = Pick<ServiceOverrides<OffchainDatabase>, 'database' | 'now'>;
 
 export const createService: ServiceFactory<Config, OffchainContext, OffchainOverrides> = async (
   config,
@@ -92,17 +105,27 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   };
+  const metrics = createServiceMetrics(SERVICE_NAME);
+  const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
+  const now = overrides.now ?? (() => new Date());
+  const nonces = createNonceStore(db.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const context: OffchainContext = {
     config,
     logger,
     db,
     events: eventRecorder(config.WEBHOOK_RETRY_WINDOW_MS),
     webhooks: webhookSettings,
+    providers,
+    nonces,
+    nameControl: cachedNameControl(providers, config.NAME_CONTROL_CACHE_MS, () => now().getTime()),
+    now,
   };
 
-  const metrics = createServiceMetrics(SERVICE_NAME);
   const routes = [
     ...subnameRoutes(context),
+    ...authRoutes(context),
+    ...keyRoutes(context),
+    ...parentRoutes(context),
     ...webhookRoutes(context),
     ...eventRoutes(context),
     ...gatewayRoutes(context, {
@@ -138,6 +161,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     async () => ({
       events: await pruneEvents(db.db, EVENT_RETENTION_DAYS),
       idempotencyKeys: await pruneIdempotencyKeys(db.db, IDEMPOTENCY_KEY_HOURS),
+      sessions: await pruneSessions(db, now()),
     }),
     logger,
   );
@@ -145,6 +169,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   onShutdown.unshift(
     () => deliveries.stop(),
     () => retention.stop(),
+    startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, now),
   );
   return {
     app,

@@ -20,7 +20,10 @@ export interface TestService {
 }
 
 /** The service on its own database (a fresh database on DATABASE_URL's server, or in-memory PGlite). */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  clock: { now?: () => Date } = {},
+): Promise<TestService> {
   const db: OffchainDb = await createTestDatabase<OffchainDatabase>({
     poolMax: 20,
     pgliteExtensions: PGLITE_EXTENSIONS,
@@ -29,7 +32,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     createService,
     configSchema,
     env: { RATE_LIMIT_PER_MINUTE: '100000', ...env },
-    overrides: { database: db },
+    overrides: { database: db, ...clock },
     handedIn: [db],
   });
   return {

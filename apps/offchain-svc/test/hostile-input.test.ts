@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { namehash } from '@nrp/ens';
 import type { RunningService } from '@nrp/server';
-import { databaseFingerprint, hostileInputFindings, listenForTests } from '@nrp/testkit';
+import {
+  buildSignInMessage,
+  databaseFingerprint,
+  devChainEnv,
+  hostileInputFindings,
+  listenForTests,
+  mainnetOnTestChain,
+  startEnsChain,
+  type EnsChain,
+} from '@nrp/testkit';
+import { Wallet } from 'ethers';
 import { ALICE, startTestService, type TestService } from './helpers';
 
 const INGEST_TOKEN = randomBytes(24).toString('hex');
@@ -13,9 +23,20 @@ describe('offchain-svc under hostile input', () => {
   let running: RunningService;
   let key: string;
   let webhookId: string;
+  let chain: EnsChain;
+  let session: string;
 
   beforeAll(async () => {
+    // The self-serve routes read the chain: both networks are this test chain, never a public endpoint.
+    chain = await startEnsChain();
+    const resolver = await chain.ens.deployOffchainResolver('http://127.0.0.1:1/{sender}/{data}.json', [
+      ALICE,
+    ]);
     service = await startTestService({
+      ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
+      ...mainnetOnTestChain(chain),
+      SEPOLIA_OFFCHAIN_RESOLVER: resolver,
+      MAINNET_OFFCHAIN_RESOLVER: resolver,
       GATEWAY_SIGNER_KEY: `0x${'22'.repeat(32)}`,
       EVENTS_INGEST_TOKEN: INGEST_TOKEN,
       // No background deliveries: every change of the database comes from a request.
@@ -40,11 +61,30 @@ describe('offchain-svc under hostile input', () => {
         .send({ url: 'https://hooks.example.com/nrp', events: ['subname.created'] })
         .expect(201)
     ).body.id;
+    const wallet = Wallet.createRandom();
+    const { nonce } = (
+      await request(service.app).post('/api/v1/auth/nonce').send({ address: wallet.address }).expect(200)
+    ).body;
+    const siweMessage = buildSignInMessage({
+      domain: 'localhost:3003',
+      address: wallet.address,
+      statement: 'Sign in',
+      uri: 'http://localhost:3000',
+      chainId: 11155111,
+      nonce,
+    });
+    session = (
+      await request(service.app)
+        .post('/api/v1/auth/session')
+        .send({ siweMessage, siweSignature: await wallet.signMessage(siweMessage), address: wallet.address })
+        .expect(201)
+    ).body.token;
   }, 60_000);
 
   afterAll(async () => {
     await running.shutdown();
     await service.close();
+    await chain?.stop();
   });
 
   it('answers every route below 500, with problem+json for every error, and writes nothing on a 4xx', async () => {
@@ -55,6 +95,7 @@ describe('offchain-svc under hostile input', () => {
       credentials: {
         apiKey: { 'x-auth-token': key },
         ingestToken: { authorization: `Bearer ${INGEST_TOKEN}` },
+        session: { authorization: `Bearer ${session}` },
       },
       knownValues: {
         parentName: ['offchain.eth'],

@@ -58,7 +58,7 @@ describe('offchain-svc shared endpoints', () => {
   });
 
   itDocumentsItself(() => svc.app, {
-    securitySchemes: ['apiKey', 'ingestToken'],
+    securitySchemes: ['apiKey', 'ingestToken', 'session', 'signIn'],
     definedProblemCodes: Object.keys(offchainProblems),
   });
 });

@@ -3,6 +3,7 @@ export * from './metadata';
 export * from './mint';
 export * from './offchain';
 export * from './offchain-bulk';
+export * from './offchain-self-serve';
 export * from './offchain-webhooks';
 export * from './resolver';
 export * from './signed-request';

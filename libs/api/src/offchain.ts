@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  chainIdAsCoinTypeHint,
   decodeAddress,
   encodeAddress,
   encodeContenthash,
@@ -102,7 +103,10 @@ export const addressRecordInput = z
     } catch (err) {
       const message =
         err instanceof InvalidAddressError ? err.message : `not a valid address for coin ${record.coin}`;
-      ctx.addIssue({ code: 'custom', path: ['value'], message });
+      // The Namespace SDK sends an EVM chain id as the coin: say which coin type was meant.
+      const hint = chainIdAsCoinTypeHint(record.coin);
+      if (hint) ctx.addIssue({ code: 'custom', path: ['coin'], message: `${message}; ${hint}` });
+      else ctx.addIssue({ code: 'custom', path: ['value'], message });
       return z.NEVER;
     }
   });
@@ -220,9 +224,9 @@ export const searchSubnamesRequest = z
       .optional()
       .meta({ description: 'Every entry must match (key equals value).' }),
   })
-  .refine((q) => q.parentName !== undefined || q.parentNames !== undefined, {
+  .refine((q) => q.parentName !== undefined || q.parentNames !== undefined || q.owner !== undefined, {
     path: ['parentName'],
-    message: 'give parentName or parentNames',
+    message: 'give parentName, parentNames or owner',
   });
 
 export type SearchSubnamesInput = z.input<typeof searchSubnamesRequest>;

@@ -7,6 +7,7 @@ export const ENS_REGISTRY_ABI = [
   'function ttl(bytes32 node) view returns (uint64)',
   'function recordExists(bytes32 node) view returns (bool)',
   'function isApprovedForAll(address owner, address operator) view returns (bool)',
+  'function setResolver(bytes32 node, address resolver)',
 ] as const;
 
 export const NAME_WRAPPER_ABI = [
@@ -16,6 +17,7 @@ export const NAME_WRAPPER_ABI = [
   'function isWrapped(bytes32 node) view returns (bool)',
   'function isApprovedForAll(address account, address operator) view returns (bool)',
   'function balanceOf(address account, uint256 id) view returns (uint256)',
+  'function setResolver(bytes32 node, address resolver)',
 ] as const;
 
 export const RESOLVER_ABI = [

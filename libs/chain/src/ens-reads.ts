@@ -3,13 +3,13 @@ import { dnsEncode, namehash, type Hex } from '@nrp/ens';
 import {
   EXTENDED_RESOLVER_INTERFACE_ID,
   ensRegistryInterface,
-  nameWrapperInterface,
   resolverInterface,
   universalResolverInterface,
 } from './abis';
 import { NoValue, callView, readView, type ViewCall } from './call-view';
 import { UpstreamError, toUpstreamError } from './errors';
 import { LOCAL_BATCH_GATEWAY_URL } from './networks';
+import { readController } from './name-control';
 
 function orNull(address: string): string | null {
   return address === ZeroAddress ? null : getAddress(address);
@@ -34,22 +34,14 @@ export function getRegistryOwner(provider: Provider, registry: string, name: str
 
 /**
  * The effective owner of `name`: the NameWrapper token owner when the registry owner is the NameWrapper,
- * else the registry owner; null when unowned.
+ * else the registry owner; null when unowned (`readController`).
  */
 export async function getOwner(
   provider: Provider,
   ens: { ensRegistry: string; nameWrapper: string },
   name: string,
 ): Promise<string | null> {
-  const registryOwner = await getRegistryOwner(provider, ens.ensRegistry, name);
-  if (registryOwner === null || registryOwner !== getAddress(ens.nameWrapper)) return registryOwner;
-  return readAddress(provider, {
-    to: ens.nameWrapper,
-    abi: nameWrapperInterface,
-    fn: 'ownerOf',
-    args: [BigInt(namehash(name))],
-    context: `NameWrapper owner of ${name}`,
-  });
+  return (await readController(provider, ens, name)).controller;
 }
 
 async function supportsInterface(provider: Provider, address: string, interfaceId: string): Promise<boolean> {

@@ -42,6 +42,7 @@ export {
   type UniversalResolveResult,
   type UniversalReverseResult,
 } from './ens-reads';
+export { getRegistryResolver, readNameControl, type NameControl } from './name-control';
 export {
   CcipRequestError,
   decodeResolveCall,

@@ -1,6 +1,7 @@
 /** Typed client of the offchain subname service. */
 import { requestJson, type ClientOptions } from './http';
 import { offchainBulkMethods, type OffchainBulkMethods } from './offchain-bulk';
+import { offchainSelfServeMethods, type OffchainSelfServeMethods } from './offchain-self-serve';
 import { offchainWebhookMethods, type OffchainWebhookMethods } from './offchain-webhooks';
 import type {
   CreateSubnameInput,
@@ -18,6 +19,18 @@ export type {
 export * from './http';
 export { toCreateSubnameInput, type OffchainBulkMethods } from './offchain-bulk';
 export type { OffchainWebhookMethods } from './offchain-webhooks';
+export {
+  sessionSignInMessage,
+  type ApiKey,
+  type CreatedKey,
+  type CreateKeyInput,
+  type CreateSessionInput,
+  type OffchainSelfServeMethods,
+  type ParentSetup,
+  type Session,
+  type SessionSignInInput,
+  type SetupStep,
+} from './offchain-self-serve';
 export type { BulkSubnamesResult } from '@nrp/api/offchain-bulk';
 export type {
   CreatedWebhook,
@@ -29,7 +42,8 @@ export type {
   WebhookEventType,
 } from '@nrp/api/offchain-webhooks';
 
-export interface OffchainClient extends OffchainBulkMethods, OffchainWebhookMethods {
+export interface OffchainClient
+  extends OffchainBulkMethods, OffchainWebhookMethods, OffchainSelfServeMethods {
   /** Creates or updates a subname (the key in `x-auth-token` must be valid for its parent). */
   createOrUpdateSubname(input: CreateSubnameInput, apiKey: string): Promise<OffchainSubname>;
   getSubname(fullName: string): Promise<OffchainSubname>;
@@ -44,6 +58,7 @@ export function createOffchainClient(options: ClientOptions): OffchainClient {
   return {
     ...offchainBulkMethods(options),
     ...offchainWebhookMethods(options),
+    ...offchainSelfServeMethods(options),
     createOrUpdateSubname: (input, apiKey) =>
       requestJson(options, 'createOrUpdateSubname', '/api/v1/subnames', {
         method: 'POST',

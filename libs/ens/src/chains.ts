@@ -136,3 +136,14 @@ export function chainIdFromCoinType(coinType: number): number | undefined {
 export function isEvmCoinType(coinType: number): boolean {
   return coinType === ETH_COIN_TYPE || (isValidCoinType(coinType) && coinType >= EVM_COIN_TYPE_BIT);
 }
+
+/**
+ * When `coin` is the chain id of a known EVM chain rather than a coin type (the Namespace SDK sends 8453 for Base):
+ * the sentence naming the ENSIP-11 coin type to send instead, e.g. `8453 is Base's chain id; its ENSIP-11 coin
+ * type is 2147492101`. Undefined for any other number, and for the default EVM entry (chain id 0, coin 0 is BTC).
+ */
+export function chainIdAsCoinTypeHint(coin: number): string | undefined {
+  const chain = CHAINS.find((c) => c.isEvm && c.chainId === coin && coin > 0);
+  if (!chain) return undefined;
+  return `${coin} is ${chain.label}'s chain id; its ENSIP-11 coin type is ${chain.coinType}`;
+}

@@ -16,6 +16,7 @@ export {
   EVM_COIN_TYPE_BIT,
   chainByCoinType,
   chainByName,
+  chainIdAsCoinTypeHint,
   chainIdFromCoinType,
   coinTypeFromChainId,
   isEvmCoinType,

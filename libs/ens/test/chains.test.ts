@@ -2,6 +2,7 @@ import { coinNameToTypeMap } from '@ensdomains/address-encoder';
 import {
   chainByCoinType,
   chainByName,
+  chainIdAsCoinTypeHint,
   chainIdFromCoinType,
   coinTypeFromChainId,
   DEFAULT_EVM_COIN_TYPE,
@@ -158,5 +159,22 @@ describe('coin type helpers', () => {
     expect(isValidCoinType(0x100000000)).toBe(false);
     expect(chainIdFromCoinType(60)).toBe(1);
     expect(chainIdFromCoinType(2158638759)).toBe(11155111);
+  });
+});
+
+describe('chainIdAsCoinTypeHint', () => {
+  it('names the ENSIP-11 coin type of a known EVM chain id sent as a coin', () => {
+    expect(chainIdAsCoinTypeHint(8453)).toBe("8453 is Base's chain id; its ENSIP-11 coin type is 2147492101");
+    expect(chainIdAsCoinTypeHint(10)).toBe("10 is Optimism's chain id; its ENSIP-11 coin type is 2147483658");
+    expect(chainIdAsCoinTypeHint(137)).toBe(
+      "137 is Polygon's chain id; its ENSIP-11 coin type is 2147483785",
+    );
+    expect(chainIdAsCoinTypeHint(1)).toBe("1 is Ethereum's chain id; its ENSIP-11 coin type is 60");
+  });
+
+  it('says nothing for numbers that are no known chain id', () => {
+    expect(chainIdAsCoinTypeHint(0)).toBeUndefined();
+    expect(chainIdAsCoinTypeHint(60)).toBeUndefined();
+    expect(chainIdAsCoinTypeHint(2147492101)).toBeUndefined();
   });
 });

@@ -95,7 +95,9 @@ const securitySchemes: Record<NonNullable<RouteDefinition['security']>, JsonSche
     type: 'apiKey',
     in: 'header',
     name: 'x-auth-token',
-    description: 'An API key issued by the operator for the parent names it may manage.',
+    description:
+      'An API key for the parent names it may manage: issued by the operator, or by a signed-in address for a ' +
+      'name it controls on chain (`POST /api/v1/keys`).',
   },
   signIn: {
     type: 'http',
@@ -113,6 +115,14 @@ const securitySchemes: Record<NonNullable<RouteDefinition['security']>, JsonSche
     description:
       'The token the platform services share to relay their events (EVENTS_INGEST_TOKEN); internal, keep the ' +
       'path off the public ingress.',
+  },
+  session: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A sign-in session: the `token` of `POST /api/v1/auth/session` (an EIP-4361 message signed by the address), ' +
+      'sent as `Authorization: Bearer <token>`. Opaque, stored hashed, expires (`expiresAt`); ' +
+      '`DELETE /api/v1/auth/session` ends it.',
   },
 };
 

@@ -79,8 +79,11 @@ export interface RouteDefinition<
   responses: R;
   /** Problems this route can answer, for the OpenAPI document and the catalogue at `/docs/errors`. */
   problems?: ProblemDef[];
-  /** The credential the route checks: an API key in `x-auth-token`, or EIP-4361 sign-in fields in the body. */
-  security?: 'apiKey' | 'signIn' | 'ingestToken';
+  /**
+   * The credential the route checks: an API key in `x-auth-token`, EIP-4361 sign-in fields in the body, the internal
+   * ingest token, or a sign-in session's bearer token.
+   */
+  security?: 'apiKey' | 'signIn' | 'ingestToken' | 'session';
   rateLimit?: RateLimitSpec;
   /** Middleware that runs before validation, e.g. a multipart parser. */
   before?: RequestHandler[];

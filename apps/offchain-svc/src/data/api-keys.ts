@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { OffchainDb } from './database';
+import type { ApiKeysTable } from './schema';
 
 export interface ApiKeyRow {
   id: string;
@@ -7,16 +9,14 @@ export interface ApiKeyRow {
   note: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Self-serve keys: the address that issued the key (lower-case) and the network its parent is read on. */
+  issued: { issuer: string; network: string } | null;
+  /** The key manages every name below its parents, not only their direct children. */
+  includeDescendants: boolean;
+  lastUsedAt: Date | null;
 }
 
-function toRow(row: {
-  id: string;
-  key_hash: string;
-  parents: string[];
-  note: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}): ApiKeyRow {
+function toRow(row: Selectable<ApiKeysTable>): ApiKeyRow {
   return {
     id: row.id,
     keyHash: row.key_hash,
@@ -24,16 +24,32 @@ function toRow(row: {
     note: row.note,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    issued: row.issuer !== null && row.network !== null ? { issuer: row.issuer, network: row.network } : null,
+    includeDescendants: row.include_descendants,
+    lastUsedAt: row.last_used_at,
   };
 }
 
 export async function insertApiKey(
   { db }: OffchainDb,
-  key: { keyHash: string; parents: string[]; note?: string },
+  key: {
+    keyHash: string;
+    parents: string[];
+    note?: string;
+    issued?: { issuer: string; network: string };
+    includeDescendants?: boolean;
+  },
 ): Promise<ApiKeyRow> {
   const row = await db
     .insertInto('offchain_api_keys')
-    .values({ key_hash: key.keyHash, parents: key.parents, note: key.note ?? null })
+    .values({
+      key_hash: key.keyHash,
+      parents: key.parents,
+      note: key.note ?? null,
+      issuer: key.issued?.issuer.toLowerCase() ?? null,
+      network: key.issued?.network ?? null,
+      include_descendants: key.includeDescendants ?? false,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toRow(row);
@@ -92,4 +108,41 @@ export async function revokeApiKey({ db }: OffchainDb, id: string): Promise<bool
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** The live keys `issuer` issued, oldest first. */
+export async function listIssuedApiKeys({ db }: OffchainDb, issuer: string): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .selectFrom('offchain_api_keys')
+    .selectAll()
+    .where('issuer', '=', issuer.toLowerCase())
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRow);
+}
+
+/** Revokes a live key that `issuer` issued; false when it has none with this id. */
+export async function revokeIssuedApiKey({ db }: OffchainDb, id: string, issuer: string): Promise<boolean> {
+  const result = await db
+    .updateTable('offchain_api_keys')
+    .set({ revoked_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .where('issuer', '=', issuer.toLowerCase())
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Records a use of the key, to the minute: at most one write per key and minute however busy the key is. */
+export async function touchApiKey({ db }: OffchainDb, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('offchain_api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - 60_000))]),
+    )
+    .execute();
 }

@@ -32,7 +32,12 @@ export async function recordEvents(
       SELECT e.id AS event_id, w.id AS webhook_id
       FROM input e
       JOIN offchain_webhooks w ON e.type = ANY (w.events)
-      JOIN offchain_api_keys k ON k.id = w.api_key_id AND k.revoked_at IS NULL AND e.parent_name = ANY (k.parents)
+      JOIN offchain_api_keys k ON k.id = w.api_key_id AND k.revoked_at IS NULL AND (
+        e.parent_name = ANY (k.parents)
+        -- a key with includeDescendants sees the events of every name below its parents
+        OR (k.include_descendants AND EXISTS (
+          SELECT 1 FROM unnest(k.parents) p WHERE right(e.parent_name, length(p) + 1) = '.' || p))
+      )
     ), stored AS (
       INSERT INTO offchain_events (id, type, parent_name, occurred_at, data)
       SELECT e.id, e.type, e.parent_name, e.occurred_at, e.data FROM input e

@@ -1,4 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { nonceMigration } from '@nrp/auth';
+
+/** Sign-in nonces of POST /api/v1/auth/nonce. */
+export const NONCE_TABLE = 'offchain_auth_nonces';
 
 export const MIGRATION_TABLE = 'offchain_migrations';
 
@@ -147,6 +151,38 @@ export const migrations: Record<string, Migration> = {
       await sql`CREATE INDEX offchain_idempotency_keys_created_idx ON offchain_idempotency_keys (created_at)`.execute(
         db,
       );
+    },
+  },
+  '0005_sessions_and_self_serve_keys': {
+    // Self-serve keys: an address signed in with EIP-4361 holds a session (only the token's hash is stored, so any
+    // replica verifies it) and issues keys for names it controls on chain. Such a key remembers its issuer and
+    // network (operator keys have neither), whether it manages every depth below its parent, and when it last
+    // authorised a write. Owner-only searches (no parent) page by label from (owner, label, parent_name).
+    up: async (db: Kysely<unknown>) => {
+      await nonceMigration(NONCE_TABLE).up(db);
+      await sql`
+        CREATE TABLE offchain_sessions (
+          token_hash text PRIMARY KEY,
+          address text NOT NULL,
+          expires_at timestamptz NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX offchain_sessions_expires_at_idx ON offchain_sessions (expires_at)`.execute(db);
+      await sql`
+        ALTER TABLE offchain_api_keys
+          ADD COLUMN issuer text,
+          ADD COLUMN network text,
+          ADD COLUMN include_descendants boolean NOT NULL DEFAULT false,
+          ADD COLUMN last_used_at timestamptz,
+          ADD CONSTRAINT offchain_api_keys_issued_check CHECK ((issuer IS NULL) = (network IS NULL))`.execute(
+        db,
+      );
+      await sql`
+        CREATE INDEX offchain_api_keys_issuer_idx ON offchain_api_keys (issuer, created_at)
+        WHERE issuer IS NOT NULL`.execute(db);
+      await sql`
+        CREATE INDEX offchain_subnames_owner_label_idx
+        ON offchain_subnames (owner, label, parent_name) INCLUDE (id)`.execute(db);
     },
   },
 };

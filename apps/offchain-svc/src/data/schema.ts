@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { NonceRow } from '@nrp/auth';
 
 export interface SubnamesTable {
   id: Generated<string>;
@@ -23,6 +24,19 @@ export interface ApiKeysTable {
   note: string | null;
   created_at: ColumnType<Date, never, never>;
   revoked_at: ColumnType<Date | null, never, string | null>;
+  /** The signed-in address that issued the key (lower-case); null for operator keys. */
+  issuer: ColumnType<string | null, string | null | undefined, never>;
+  network: ColumnType<string | null, string | null | undefined, never>;
+  include_descendants: ColumnType<boolean, boolean | undefined, never>;
+  last_used_at: ColumnType<Date | null, never, Date>;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  /** Lower-case 0x address. */
+  address: string;
+  expires_at: ColumnType<Date, Date, never>;
+  created_at: ColumnType<Date, never, never>;
 }
 
 export interface WebhooksTable {
@@ -76,4 +90,6 @@ export interface OffchainDatabase {
   offchain_events: EventsTable;
   offchain_webhook_deliveries: WebhookDeliveriesTable;
   offchain_idempotency_keys: IdempotencyKeysTable;
+  offchain_sessions: SessionsTable;
+  offchain_auth_nonces: NonceRow;
 }

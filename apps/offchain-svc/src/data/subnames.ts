@@ -20,6 +20,7 @@ export interface SubnameWrite {
 }
 
 export interface SubnameFilter {
+  /** Empty: every parent (the filter then has an owner). */
   parentNames: string[];
   labelSearch?: string;
   owner?: string;
@@ -255,7 +256,11 @@ export async function searchSubnames(
   { db }: OffchainDb,
   filter: SubnameFilter,
 ): Promise<{ items: OffchainSubname[]; totalItems: number }> {
-  let query = db.selectFrom('offchain_subnames').where('parent_name', 'in', filter.parentNames);
+  // No parent: an owner's subnames across parents, from the (owner, label, parent_name) index.
+  let query =
+    filter.parentNames.length > 0
+      ? db.selectFrom('offchain_subnames').where('parent_name', 'in', filter.parentNames)
+      : db.selectFrom('offchain_subnames');
   if (filter.labelSearch !== undefined)
     query = query.where(sql<boolean>`label ILIKE ${likePattern(filter.labelSearch)}`);
   if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);

@@ -27,7 +27,11 @@ import {
 import type { OffchainContext } from '../context';
 
 const TAG = ['subnames'];
-const authProblems = [commonProblems.UNAUTHORIZED, offchainProblems.PARENT_NOT_ALLOWED];
+const authProblems = [
+  commonProblems.UNAUTHORIZED,
+  offchainProblems.KEY_OWNER_CHANGED,
+  offchainProblems.PARENT_NOT_ALLOWED,
+];
 
 /** The `Idempotency-Key` header: 1 to 255 characters, or a 400. */
 function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
@@ -41,7 +45,8 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
   return key;
 }
 
-export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[] {
+export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
+  const { db, events } = ctx;
   return [
     defineRoute({
       method: 'post',
@@ -56,7 +61,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
         'Emits `subname.created` or `subname.updated` (webhooks), recorded in the same transaction.',
       tags: TAG,
       body: createSubnameRequest,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: {
         200: { description: 'Updated.', schema: offchainSubnameSchema },
         201: { description: 'Created.', schema: offchainSubnameSchema },
@@ -89,7 +94,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
       tags: TAG,
       query: bulkSubnamesQuery,
       body: bulkSubnamesRequest,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 200: { description: 'One result per item.', schema: bulkSubnamesResponse } },
       problems: [
         commonProblems.INVALID_INPUT,
@@ -121,7 +126,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
         'the importing service assigns.',
       tags: TAG,
       query: exportSubnamesQuery,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: {
         200: {
           description: 'One record per line.',
@@ -184,7 +189,7 @@ export function subnameRoutes({ db, events }: OffchainContext): RouteDefinition[
         '(its data is the record as it was).',
       tags: TAG,
       params: fullSubnameParamsSchema,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_NAME, ...authProblems, offchainProblems.SUBNAME_NOT_FOUND],
       handler: async ({ params }, _req, res) => {

@@ -16,9 +16,10 @@ import { createWebhook, redeliver, removeWebhook, webhookDeliveries, webhooksOf 
 import type { OffchainContext } from '../context';
 
 const TAG = ['webhooks'];
-const authProblems = [commonProblems.UNAUTHORIZED];
+const authProblems = [commonProblems.UNAUTHORIZED, offchainProblems.KEY_OWNER_CHANGED];
 
-export function webhookRoutes({ db, webhooks: settings }: OffchainContext): RouteDefinition[] {
+export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
+  const { db, webhooks: settings } = ctx;
   return [
     defineRoute({
       method: 'post',
@@ -44,7 +45,7 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
         '`webhook-id`. Events are not ordered.',
       tags: TAG,
       body: createWebhookRequest,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 201: { description: 'Created; the secret is shown once.', schema: createdWebhookSchema } },
       problems: [
         commonProblems.INVALID_INPUT,
@@ -65,7 +66,7 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
       summary: "List the key's webhooks",
       description: 'Oldest first; secrets are never shown again.',
       tags: TAG,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 200: { description: 'The webhooks.', schema: webhookListResponse } },
       problems: authProblems,
       handler: async (_input, _req, res) => ({ items: await webhooksOf(db, apiKeyOf(res)) }),
@@ -79,7 +80,7 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
       description: 'Its pending deliveries are dropped. 404 for a webhook of another key.',
       tags: TAG,
       params: webhookIdParams,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
       handler: async ({ params }, _req, res) => {
@@ -101,7 +102,7 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
       tags: TAG,
       params: webhookIdParams,
       query: listDeliveriesQuery,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 200: { description: 'One page of deliveries.', schema: webhookDeliveriesResponse } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
       handler: async ({ params, query }, _req, res) => webhookDeliveries(db, apiKeyOf(res), params.id, query),
@@ -117,7 +118,7 @@ export function webhookRoutes({ db, webhooks: settings }: OffchainContext): Rout
         'with the same `webhook-id`). 202: the worker sends it within a second.',
       tags: TAG,
       params: redeliverParams,
-      before: [requireApiKey(db)],
+      before: [requireApiKey(ctx)],
       responses: { 202: { description: 'Scheduled.', schema: webhookDeliverySchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
       handler: async ({ params }, _req, res) => {
