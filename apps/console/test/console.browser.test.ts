@@ -260,7 +260,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     await until(async () => (await row.count()) === 1, 'the key listed after reload', 10_000);
     expect(await page.locator('#new-key').count()).toBe(0);
     await row.getByRole('button', { name: /^Revoke key/ }).click();
-    await expectText(page.locator('#keys [role="status"]'), 'No keys yet.');
+    await expectText(page.locator('#keys-state'), 'No keys yet.');
     await expect(
       offchain.createOrUpdateSubname({ parentName: 'offchain.eth', label: 'after-revoke' }, key),
     ).rejects.toMatchObject({ status: 401 });
@@ -272,6 +272,20 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     expect(await problem.textContent()).toMatch(/\(403\).+nobody-owns-this\.eth/);
     await shot('3-keys-refused');
   }, 60_000);
+
+  it('a service that cannot be reached: its failure is shown in words where it was needed, the rest works', async () => {
+    const setupRoute = `${stack.services.offchain}/api/v1/parents/**`;
+    await page.route(setupRoute, (route) => route.abort('connectionrefused'));
+    const input = page.getByLabel('Name', { exact: true });
+    await input.fill('unreachable.eth');
+    await input.press('Enter');
+    await expectText(page.locator('li[data-name="unreachable.eth"] [role="alert"]'), 'Service unreachable');
+    await page.unroute(setupRoute);
+    await page.getByLabel('Parent name').fill('offchain.eth');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-key').waitFor();
+    await expectText(page.locator('#keys-state'), '1 active key(s).');
+  }, 30_000);
 
   it('works at phone width and by keyboard', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

@@ -30,7 +30,7 @@ export function keysSection(
   const created = h('div', { id: 'created-key' });
   const errors = h('div', {});
   const table = h('table', { id: 'keys-table' });
-  const tableState = h('div', {});
+  const tableState = h('div', { id: 'keys-state' });
   const element = h(
     'section',
     { id: 'keys', 'aria-labelledby': 'keys-heading', hidden: true },
