@@ -213,8 +213,30 @@ describe.each(['production', 'staging'])('k8s overlay %s', (overlay) => {
     },
   );
 
+  it("console: its own host and TLS secret, pinned image, ConfigMap only, no egress; its URLs are the services' hosts", () => {
+    const host = find(objects, 'Ingress', 'console').spec?.rules?.[0]?.host ?? '';
+    expect(find(objects, 'Ingress', 'console').spec?.tls).toEqual([
+      { hosts: [host], secretName: 'console-tls' },
+    ]);
+    const serviceHosts = services.map((s) => find(objects, 'Ingress', s).spec?.rules?.[0]?.host);
+    expect(serviceHosts).not.toContain(host);
+    const container = find(objects, 'Deployment', 'console').spec?.template?.spec.containers[0];
+    expect(container?.image).toBe(`nrp/console:${packageVersion}`);
+    expect(container?.startupProbe).toBeDefined();
+    expect(container?.envFrom).toEqual([{ configMapRef: { name: 'console' } }]);
+    expect(find(objects, 'NetworkPolicy', 'console').spec?.egress).toEqual([]);
+    const data = find(objects, 'ConfigMap', 'console').data ?? {};
+    expect(data).toMatchObject({
+      OFFCHAIN_URL: `https://${find(objects, 'Ingress', 'offchain-svc').spec?.rules?.[0]?.host}`,
+      MINT_URL: `https://${find(objects, 'Ingress', 'mint-svc').spec?.rules?.[0]?.host}`,
+      METADATA_URL: `https://${find(objects, 'Ingress', 'metadata-svc').spec?.rules?.[0]?.host}`,
+      RESOLVER_URL: `https://${find(objects, 'Ingress', 'resolver-svc').spec?.rules?.[0]?.host}`,
+    });
+    expect(['mainnet', 'sepolia']).toContain(data.NETWORK);
+  });
+
   it('has no undecided Ingress host the API server would accept', () => {
-    for (const service of services) {
+    for (const service of [...services, 'console']) {
       const host = find(objects, 'Ingress', service).spec?.rules?.[0]?.host ?? '';
       if (MARKER.test(host)) expect(host).not.toMatch(DNS_SUBDOMAIN);
       else expect(host).toMatch(DNS_SUBDOMAIN);

@@ -104,7 +104,14 @@ describe('npm start (the dev stack)', () => {
   let output = '';
 
   beforeAll(async () => {
-    for (const name of ['METADATA_PORT', 'MINT_PORT', 'OFFCHAIN_PORT', 'RESOLVER_PORT', 'ANVIL_PORT']) {
+    for (const name of [
+      'METADATA_PORT',
+      'MINT_PORT',
+      'OFFCHAIN_PORT',
+      'RESOLVER_PORT',
+      'ANVIL_PORT',
+      'CONSOLE_PORT',
+    ]) {
       ports[name] = await freePort();
     }
     child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {

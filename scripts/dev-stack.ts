@@ -1,10 +1,11 @@
 /**
  * `npm start`: the whole platform on embedded defaults. anvil as Sepolia (chain id 11155111, ENS at Sepolia's
  * addresses, so clients configured for Sepolia work as they are) with demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
- * Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
+ * The console (apps/console) is served on CONSOLE_PORT (3000). Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import type { z } from 'zod';
 import {
@@ -37,6 +38,8 @@ import * as offchainConfig from '../apps/offchain-svc/src/config';
 import * as resolver from '../apps/resolver-svc/dev/dev-stack';
 import * as resolverService from '../apps/resolver-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
+import { buildConsolePage } from '../apps/console/scripts/build';
+import { createConsoleServer } from '../apps/console/src/server';
 
 export interface ServiceModule {
   key: keyof DevStackContext['services'];
@@ -194,6 +197,8 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const host = '127.0.0.1';
   const anvil = await startAnvil({ port: port('ANVIL_PORT', 8545) });
+  const consolePort = port('CONSOLE_PORT', 3000);
+  let consoleServer: Server | undefined;
   const running: RunningService[] = [];
   let stopping = false;
   const stop = async (code: number) => {
@@ -201,6 +206,8 @@ async function main(): Promise<void> {
     stopping = true;
     console.log('\nStopping…');
     await Promise.all(running.map((service) => service.shutdown('SIGINT')));
+    consoleServer?.closeAllConnections();
+    consoleServer?.close();
     await anvil.stop();
     process.exit(code);
   };
@@ -220,10 +227,17 @@ async function main(): Promise<void> {
       running.push(await service.start(env));
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
+    const consoleDir = path.join(dataDir, 'console');
+    await buildConsolePage(consoleDir);
+    consoleServer = createConsoleServer(consoleDir, { network: 'sepolia', services: ctx.services });
+    await new Promise<void>((resolve, reject) =>
+      consoleServer?.once('error', reject).listen(consolePort, host, resolve),
+    );
 
     const all = [...contributions.values()];
     const stack = {
       services: ctx.services,
+      console: `http://localhost:${consolePort}`,
       chain: { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, network: 'sepolia' },
       contracts: ctx.contracts,
       names: { onchain: 'demo.eth', ...Object.assign({}, ...all.map((c) => c.names)) },
@@ -235,6 +249,7 @@ async function main(): Promise<void> {
     console.log(
       [
         'Name Records Platform is running (Ctrl-C stops everything):',
+        `  console   http://localhost:${consolePort}`,
         ...Object.entries(ctx.services).map(
           ([name, url]) => `  ${name.padEnd(9)} ${url}   docs: ${url}/docs`,
         ),

@@ -79,7 +79,14 @@ describe('a name owner onboards alone (npm start)', () => {
 
   beforeAll(async () => {
     const ports: Record<string, string> = {};
-    for (const name of ['METADATA_PORT', 'MINT_PORT', 'OFFCHAIN_PORT', 'RESOLVER_PORT', 'ANVIL_PORT']) {
+    for (const name of [
+      'METADATA_PORT',
+      'MINT_PORT',
+      'OFFCHAIN_PORT',
+      'RESOLVER_PORT',
+      'ANVIL_PORT',
+      'CONSOLE_PORT',
+    ]) {
       ports[name] = String(await freePort());
     }
     child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {

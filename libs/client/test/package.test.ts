@@ -173,7 +173,14 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
 
   async function startDevStack(): Promise<void> {
     const ports: Record<string, string> = {};
-    for (const name of ['METADATA_PORT', 'MINT_PORT', 'OFFCHAIN_PORT', 'RESOLVER_PORT', 'ANVIL_PORT']) {
+    for (const name of [
+      'METADATA_PORT',
+      'MINT_PORT',
+      'OFFCHAIN_PORT',
+      'RESOLVER_PORT',
+      'ANVIL_PORT',
+      'CONSOLE_PORT',
+    ]) {
       ports[name] = String(await freePort());
     }
     const dataDir = path.join(work, 'data');
