@@ -2,10 +2,9 @@
  * `npm start` as a newcomer runs it: a fresh data directory, the whole stack in one process, the README's curl
  * examples answered, and Ctrl-C stopping everything, anvil included.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addEnsContracts, createEnsPublicClient } from '@ensdomains/ensjs';
 import { getExpiry, getName, getOwner, getRecords, getWrapperData } from '@ensdomains/ensjs/public';
@@ -14,18 +13,16 @@ import { createPublicClient, getAddress, http, zeroAddress, type Address, type P
 import { getEnsAddress, getEnsAvatar, getEnsName, getEnsResolver, getEnsText } from 'viem/actions';
 import { sepolia } from 'viem/chains';
 import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
-import { BASE_COIN_TYPE, freePort, stopChild } from '@nrp/testkit';
+import {
+  BASE_COIN_TYPE,
+  startDevStackProcess,
+  until,
+  type DevStackFile,
+  type DevStackPorts,
+  type DevStackProcess,
+} from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '..');
-
-interface DevStack {
-  services: Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
-  chain: { rpcUrl: string; chainId: number; network: string };
-  contracts: Record<string, string>;
-  names: Record<string, string>;
-  offchainApiKey: string;
-  accounts: Array<{ address: string; privateKey: string }>;
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -36,14 +33,6 @@ function portOpen(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 /**
@@ -97,48 +86,24 @@ function run(command: string, cwd: string): Promise<{ code: number; output: stri
 }
 
 describe('npm start (the dev stack)', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'nrp-dev-stack-'));
-  const ports: Record<string, number> = {};
+  let devStack: DevStackProcess;
+  let stack: DevStackFile;
   let child: ChildProcess;
-  let stack: DevStack;
-  let output = '';
+  let ports: DevStackPorts;
+  let dataDir: string;
 
   beforeAll(async () => {
-    for (const name of [
-      'METADATA_PORT',
-      'MINT_PORT',
-      'OFFCHAIN_PORT',
-      'RESOLVER_PORT',
-      'ANVIL_PORT',
-      'CONSOLE_PORT',
-    ]) {
-      ports[name] = await freePort();
-    }
-    child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        DATA_DIR: dataDir,
-        ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const file = path.join(dataDir, 'dev-stack.json');
-    await waitFor(() => existsSync(file) || child.exitCode !== null, 'dev-stack.json', 150_000);
-    if (!existsSync(file)) throw new Error(`the dev stack exited early:\n${output}`);
-    stack = JSON.parse(readFileSync(file, 'utf8')) as DevStack;
-  }, 180_000);
+    devStack = await startDevStackProcess();
+    ({ stack, child, ports, dataDir } = devStack);
+  }, 210_000);
 
   afterAll(async () => {
     // A test that failed before Ctrl-C: stop the stack as Ctrl-C does, so it stops its anvil.
-    await stopChild(child, { signal: 'SIGINT', graceMs: 30_000 });
-    rmSync(dataDir, { recursive: true, force: true });
+    await devStack?.stop();
   });
 
   it('prints a summary and writes dev-stack.json in the documented shape', () => {
-    expect(output).toContain('Name Records Platform is running');
+    expect(devStack.output()).toContain('Name Records Platform is running');
     expect(stack.services).toEqual({
       metadata: `http://127.0.0.1:${ports.METADATA_PORT}`,
       mint: `http://127.0.0.1:${ports.MINT_PORT}`,
@@ -389,7 +354,7 @@ describe('npm start (the dev stack)', () => {
 
   it('Ctrl-C stops the services and anvil', async () => {
     child.kill('SIGINT');
-    await waitFor(() => child.exitCode !== null, 'the dev stack to exit', 30_000);
+    await until(() => child.exitCode !== null, 'the dev stack to exit', 30_000);
     expect(child.exitCode).toBe(0);
     for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
   }, 40_000);

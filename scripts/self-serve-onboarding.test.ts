@@ -4,10 +4,6 @@
  * viem (unchanged) and resolver-svc resolve; once the name moves to account 3 the old key is refused and account 3
  * takes over.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
@@ -25,26 +21,16 @@ import {
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { getEnsAddress, getEnsResolver, getEnsText } from 'viem/actions';
 import { createOffchainClient, sessionSignInMessage, ServiceError, type OffchainClient } from '@nrp/client';
-import { freePort, until } from '@nrp/testkit';
+import { startDevStackProcess, until, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
 
-const root = path.resolve(__dirname, '..');
 const REGISTRY_ABI = parseAbi([
   'function setSubnodeOwner(bytes32 node, bytes32 label, address owner) returns (bytes32)',
   'function setOwner(bytes32 node, address owner)',
 ]);
 
-interface DevStack {
-  services: Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
-  chain: { rpcUrl: string; chainId: number };
-  contracts: Record<string, string>;
-  accounts: Array<{ address: string; privateKey: string }>;
-}
-
 describe('a name owner onboards alone (npm start)', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'nrp-self-serve-'));
-  let child: ChildProcess;
-  let output = '';
-  let stack: DevStack;
+  let devStack: DevStackProcess;
+  let stack: DevStackFile;
   let chain: Chain;
   let viem: PublicClient;
   let offchain: OffchainClient;
@@ -78,29 +64,9 @@ describe('a name owner onboards alone (npm start)', () => {
   }
 
   beforeAll(async () => {
-    const ports: Record<string, string> = {};
-    for (const name of [
-      'METADATA_PORT',
-      'MINT_PORT',
-      'OFFCHAIN_PORT',
-      'RESOLVER_PORT',
-      'ANVIL_PORT',
-      'CONSOLE_PORT',
-    ]) {
-      ports[name] = String(await freePort());
-    }
-    child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {
-      cwd: root,
-      // A short control cache, so that the test sees the key refused without waiting the default 30 s.
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, NAME_CONTROL_CACHE_MS: '500', ...ports },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const file = path.join(dataDir, 'dev-stack.json');
-    await until(() => existsSync(file) || child.exitCode !== null, 'dev-stack.json', 150_000);
-    if (!existsSync(file)) throw new Error(`the dev stack exited early:\n${output}`);
-    stack = JSON.parse(readFileSync(file, 'utf8')) as DevStack;
+    // A short control cache, so that the test sees the key refused without waiting the default 30 s.
+    devStack = await startDevStackProcess(() => ({ NAME_CONTROL_CACHE_MS: '500' }));
+    stack = devStack.stack;
     chain = defineChain({
       id: stack.chain.chainId,
       name: 'npm start',
@@ -115,9 +81,8 @@ describe('a name owner onboards alone (npm start)', () => {
     offchain = createOffchainClient({ baseUrl: stack.services.offchain });
   }, 180_000);
 
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGINT');
-    rmSync(dataDir, { recursive: true, force: true });
+  afterAll(async () => {
+    await devStack?.stop();
   });
 
   it('sign in, set up, issue a key, resolve; the key follows the name to its next controller', async () => {

@@ -4,15 +4,20 @@
  * requests go to anvil. It starts on the wrong chain (mainnet) and can be told to reject the next request.
  * Screenshots go to test-output/console/ (CONSOLE_SCREENSHOTS=1: to apps/console/docs/, as the README shows them).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { type Hex, hexToString, isHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createOffchainClient } from '@nrp/client';
-import { freePort, requireParts, stopChild, until } from '@nrp/testkit';
+import {
+  requireParts,
+  startDevStackProcess,
+  until,
+  type DevStackFile,
+  type DevStackProcess,
+} from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '../../..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -26,13 +31,6 @@ const screenshots =
   process.env.CONSOLE_SCREENSHOTS === '1'
     ? path.join(root, 'apps/console/docs')
     : path.join(root, 'test-output/console');
-
-interface DevStack {
-  services: Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
-  console: string;
-  chain: { rpcUrl: string; chainId: number };
-  accounts: Array<{ address: string; privateKey: Hex }>;
-}
 
 interface WalletRequest {
   method: string;
@@ -58,9 +56,8 @@ const INJECTED_PROVIDER = `
 
 describeInBrowser('the console in Chromium, against npm start', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'nrp-console-'));
-  let child: ChildProcess | undefined;
-  let output = '';
-  let stack: DevStack;
+  let devStack: DevStackProcess | undefined;
+  let stack: DevStackFile;
   let context: BrowserContext;
   let page: Page;
   /** What the wallet does: its chain, and a method whose next request it rejects (EIP-1193 code 4001). */
@@ -82,33 +79,9 @@ describeInBrowser('the console in Chromium, against npm start', () => {
   }
 
   beforeAll(async () => {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env.PATH,
-      DATA_DIR: path.join(work, 'data'),
-    };
-    for (const name of [
-      'METADATA_PORT',
-      'MINT_PORT',
-      'OFFCHAIN_PORT',
-      'RESOLVER_PORT',
-      'ANVIL_PORT',
-      'CONSOLE_PORT',
-    ]) {
-      env[name] = String(await freePort());
-    }
     // The console's host signs in: the page's own `location.host`.
-    env.SIWE_DOMAINS = `localhost:${env.CONSOLE_PORT}`;
-    child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const file = path.join(work, 'data/dev-stack.json');
-    await until(() => existsSync(file) || child?.exitCode !== null, 'dev-stack.json', 200_000);
-    if (!existsSync(file)) throw new Error(`the dev stack exited early:\n${output}`);
-    stack = JSON.parse(readFileSync(file, 'utf8')) as DevStack;
+    devStack = await startDevStackProcess((ports) => ({ SIWE_DOMAINS: `localhost:${ports.CONSOLE_PORT}` }));
+    stack = devStack.stack;
 
     const [owner] = stack.accounts;
     if (!owner) throw new Error('the dev stack has no accounts');
@@ -170,8 +143,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
 
   afterAll(async () => {
     await context?.close();
-    // As Ctrl-C does: the stack stops its anvil too.
-    if (child) await stopChild(child, { signal: 'SIGINT', graceMs: 30_000 });
+    await devStack?.stop();
     rmSync(work, { recursive: true, force: true });
   }, 60_000);
 

@@ -6,7 +6,7 @@
  * the record is set through offchain-svc's Swagger UI ("Try it out" with the API key). Screenshots of the steps go
  * to test-output/client-browser/.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createOffchainClient } from '@nrp/client';
-import { freePort, stopChild } from '@nrp/testkit';
+import { freePort, startDevStackProcess, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
 import { buildClientPackage } from '../scripts/build';
 
 const exec = promisify(execFile);
@@ -34,23 +34,10 @@ if (!browserAvailable) {
 }
 const browserIt = browserAvailable ? it : it.skip;
 
-interface DevStack {
-  services: Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
-  offchainApiKey: string;
-}
-
 /** npm as a user runs it: none of the workspace's npm_* variables of the `npm test` running this file. */
 const userEnv = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')),
 );
-
-async function waitFor(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 const ESM_CONSUMER = `
 import { createOffchainClient, ServiceError } from '@nrp/client/offchain';
@@ -135,9 +122,8 @@ export const isProblem = (err: unknown): boolean => err instanceof ServiceError;
 describe('@nrp/client from its tarball, against the dev stack', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'nrp-client-package-'));
   const consumer = path.join(work, 'consumer');
-  let stack: DevStack;
-  let child: ChildProcess | undefined;
-  let stackOutput = '';
+  let devStack: DevStackProcess | undefined;
+  let stack: DevStackFile;
   let pagePort: number;
   let pageOrigin: string;
 
@@ -153,9 +139,9 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
     );
     const viemRange = (
       JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-        devDependencies: Record<string, string>;
+        dependencies: Record<string, string>;
       }
-    ).devDependencies.viem;
+    ).dependencies.viem;
     await exec(
       'npm',
       [
@@ -172,36 +158,12 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
   }
 
   async function startDevStack(): Promise<void> {
-    const ports: Record<string, string> = {};
-    for (const name of [
-      'METADATA_PORT',
-      'MINT_PORT',
-      'OFFCHAIN_PORT',
-      'RESOLVER_PORT',
-      'ANVIL_PORT',
-      'CONSOLE_PORT',
-    ]) {
-      ports[name] = String(await freePort());
-    }
-    const dataDir = path.join(work, 'data');
-    child = spawn(process.execPath, ['-r', 'esbuild-register', 'scripts/dev-stack.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        DATA_DIR: dataDir,
-        ...ports,
-        // What a frontend team sets for its page: its own domain for sign-in, its origin for CORS.
-        SIWE_DOMAINS: `localhost:${pagePort}`,
-        CORS_ORIGINS: pageOrigin,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => (stackOutput += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stackOutput += chunk.toString()));
-    const file = path.join(dataDir, 'dev-stack.json');
-    await waitFor(() => existsSync(file) || child?.exitCode !== null, 'dev-stack.json', 200_000);
-    if (!existsSync(file)) throw new Error(`the dev stack exited early:\n${stackOutput}`);
-    stack = JSON.parse(readFileSync(file, 'utf8')) as DevStack;
+    // What a frontend team sets for its page: its own domain for sign-in, its origin for CORS.
+    devStack = await startDevStackProcess(() => ({
+      SIWE_DOMAINS: `localhost:${pagePort}`,
+      CORS_ORIGINS: pageOrigin,
+    }));
+    stack = devStack.stack;
   }
 
   beforeAll(async () => {
@@ -211,8 +173,7 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
   }, 300_000);
 
   afterAll(async () => {
-    // As Ctrl-C does: the stack stops its anvil (a SIGKILL would leave anvil running).
-    if (child) await stopChild(child, { signal: 'SIGINT', graceMs: 30_000 });
+    await devStack?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 

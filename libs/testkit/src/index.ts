@@ -5,6 +5,7 @@ export * from './s3-server';
 export * from './database';
 export * from './redis';
 export * from './dev-stack';
+export * from './dev-stack-process';
 export * from './ports';
 export * from './openapi';
 export * from './tcp-proxy';
