@@ -197,6 +197,8 @@ describe('image budgets', () => {
       IMAGE_FETCH_ALLOWED_ORIGINS: remoteUrl,
       IMAGE_WORK_CONCURRENCY: '1',
       IMAGE_WORK_QUEUE_MAX: '0',
+      // Only the slot is under test: a decode slowed by a busy machine must not run out of time.
+      IMAGE_WORK_TIMEOUT_MS: '60000',
     });
     try {
       const noise = await sharp(
@@ -213,8 +215,8 @@ describe('image budgets', () => {
       const answers = await Promise.all(
         names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
       );
-      const statuses = answers.map((a) => a.status).sort();
-      expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+      const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
+      expect(others.map((a) => [a.status, a.body])).toEqual([]);
       const full = answers.filter((a) => a.status === 503);
       expect(full.length).toBeGreaterThan(0);
       for (const res of full) {

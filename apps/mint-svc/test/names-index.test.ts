@@ -27,6 +27,8 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
       INDEX_CONFIRMATIONS: '0',
       INDEX_INTERVAL_MS: '50',
       INDEX_BATCH_BLOCKS: '5',
+      // A read that met the revert fails and backs off: keep the wait short so the test sees the next run.
+      INDEX_MAX_BACKOFF_MS: '500',
       // Events are written to the outbox (a relay target is configured) and stay there (no relay runs).
       OFFCHAIN_URL: 'http://127.0.0.1:9',
       EVENTS_INGEST_TOKEN: 'names-index-test-token-0123456789abcdef',

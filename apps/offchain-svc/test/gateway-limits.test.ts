@@ -36,14 +36,23 @@ describe('CCIP-Read gateway budget: multicall calls and answer bytes', () => {
   });
 
   it('refuses a multicall of more than 200 calls with a 400, before any work', async () => {
-    const keys = Array.from({ length: 2300 }, (_, i) => `key${i}`);
+    const keys = Array.from({ length: 201 }, (_, i) => `key${i}`);
     const res = await request(svc.app)
       .post('/api/v1/gateway')
       .send({ sender: SENDER, data: multicallData(`a.${PARENT}`, keys) })
       .expect(400);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body.code).toBe('UNSUPPORTED_RESOLVER_CALL');
-    expect(res.body.message).toBe('a multicall carries at most 200 calls (this one 2300)');
+    expect(res.body.message).toBe('a multicall carries at most 200 calls (this one 201)');
+  });
+
+  it('refuses the 2,300-call multicall of the finding by its size, before reading it (413)', async () => {
+    const keys = Array.from({ length: 2300 }, (_, i) => `key${i}`);
+    const res = await request(svc.app)
+      .post('/api/v1/gateway')
+      .send({ sender: SENDER, data: multicallData(`a.${PARENT}`, keys) })
+      .expect(413);
+    expect(res.body.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('answers 200 calls, and refuses one whose answer would pass 1 MiB', async () => {

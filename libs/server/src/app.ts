@@ -136,7 +136,13 @@ export function createApp(options: AppOptions): Express {
   const { redis } = options;
   const readiness: Record<string, ReadinessCheck> = {
     ...options.readiness,
-    ...(redis ? { redis: () => redis.ping() } : {}),
+    ...(redis
+      ? {
+          redis: async () => {
+            await redis.ping();
+          },
+        }
+      : {}),
   };
   const openApi = buildOpenApi(
     { title: service, version, description: `${options.description}\n\n${DEPENDENCY_FAILURES_DESCRIPTION}` },
