@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { networksEnvSchema, originListSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
-import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
+import { baseConfigSchema, hostList, MAX_ANSWER_BYTES, nonNegativeInt, positiveInt } from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
@@ -65,8 +65,8 @@ export const configSchema = baseConfigSchema(3001)
     IMAGE_FETCH_ALLOWED_ORIGINS: originListSchema.default([]),
     /** Whole time of one fetch of an avatar image or NFT metadata, redirects included. */
     IMAGE_FETCH_TIMEOUT_MS: positiveInt.default(10_000),
-    /** Largest avatar image or NFT metadata document fetched. */
-    IMAGE_FETCH_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
+    /** Largest avatar image or NFT metadata document fetched: at most an answer's budget, as it may be served whole. */
+    IMAGE_FETCH_MAX_BYTES: positiveInt.max(MAX_ANSWER_BYTES).default(MAX_ANSWER_BYTES),
     /** How long a resolved avatar/header (record, image, or failure) is reused before the record is read again. */
     AVATAR_CACHE_TTL_MS: nonNegativeInt.default(60_000),
     /** Per client IP: avatar and header requests with `noCache=true`, which always read the record on chain. */

@@ -37,7 +37,7 @@ describe('avatar fetching configuration', () => {
       ARWEAVE_GATEWAY_URL: 'https://arweave.net',
       IMAGE_FETCH_ALLOWED_ORIGINS: [],
       IMAGE_FETCH_TIMEOUT_MS: 10_000,
-      IMAGE_FETCH_MAX_BYTES: 10 * 1024 * 1024,
+      IMAGE_FETCH_MAX_BYTES: 4 * 1024 * 1024,
       AVATAR_CACHE_TTL_MS: 60_000,
     });
   });

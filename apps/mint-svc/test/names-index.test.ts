@@ -172,6 +172,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
     await untilNames({ owner: minter }, ['gone.idx.eth'], 'gone.idx.eth indexed before the revert');
     expect(await env.provider.send('evm_revert', [snapshot])).toBe(true);
     walletAt(env, 6).reset();
+    await untilNames({ owner: minter }, [], 'gone.idx.eth leaves the index once its block is gone');
     // The new chain grows past the reverted height, so the indexer must notice the block hashes changed.
     await env.provider.send('anvil_mine', ['0x3']);
     await mintName('idx.eth', 'kept', 6);
