@@ -4,28 +4,18 @@
  * requests go to anvil. It starts on the wrong chain (mainnet) and can be told to reject the next request.
  * Screenshots go to test-output/console/ (CONSOLE_SCREENSHOTS=1: to apps/console/docs/, as the README shows them).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { type Hex, hexToString, isHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createOffchainClient } from '@nrp/client';
-import {
-  requireParts,
-  startDevStackProcess,
-  until,
-  type DevStackFile,
-  type DevStackProcess,
-} from '@nrp/testkit';
+import { startDevStackProcess, until, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
+import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
 
 const root = path.resolve(__dirname, '../../..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const browserAvailable = requireParts(
-  'REQUIRE_BROWSER_TESTS',
-  'the console browser test',
-  existsSync(CHROMIUM) ? [] : [`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`],
-);
+const browserAvailable = browserTestsCanRun('the console browser test');
 const describeInBrowser = browserAvailable ? describe : describe.skip;
 const screenshots =
   process.env.CONSOLE_SCREENSHOTS === '1'
@@ -87,19 +77,9 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     if (!owner) throw new Error('the dev stack has no accounts');
     const account = privateKeyToAccount(owner.privateKey);
     mkdirSync(screenshots, { recursive: true });
-    context = await chromium.launchPersistentContext(mkdtempSync(path.join(work, 'chromium-profile-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1000, height: 800 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    context = await launchChromium(mkdtempSync(path.join(work, 'chromium-profile-')), {
+      width: 1000,
+      height: 800,
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.console });
     await context.exposeFunction('nrpWallet', async ({ method, params = [] }: WalletRequest) => {

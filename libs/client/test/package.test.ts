@@ -13,25 +13,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createOffchainClient } from '@nrp/client';
 import { freePort, startDevStackProcess, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
+import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
 import { buildClientPackage } from '../scripts/build';
 
 const exec = promisify(execFile);
 const root = path.resolve(__dirname, '../../..');
 const screenshots = path.join(root, 'test-output/client-browser');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const browserAvailable = existsSync(CHROMIUM);
-if (!browserAvailable) {
-  if (process.env.REQUIRE_BROWSER_TESTS === '1') {
-    throw new Error(`REQUIRE_BROWSER_TESTS=1 but there is no Chromium at ${CHROMIUM}`);
-  }
-  process.stderr.write(
-    `SKIPPING the browser flow test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
-  );
-}
+const browserAvailable = browserTestsCanRun('the browser flow test');
 const browserIt = browserAvailable ? it : it.skip;
 
 /** npm as a user runs it: none of the workspace's npm_* variables of the `npm test` running this file. */
@@ -291,19 +283,9 @@ describe('@nrp/client from its tarball, against the dev stack', () => {
         res.writeHead(200, { 'content-type': file.type }).end(file.body);
       });
       await new Promise<void>((resolve) => pageServer.listen(pagePort, '127.0.0.1', resolve));
-      context = await chromium.launchPersistentContext(mkdtempSync(path.join(work, 'chromium-profile-')), {
-        executablePath: CHROMIUM,
-        headless: true,
-        viewport: { width: 900, height: 700 },
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+      context = await launchChromium(mkdtempSync(path.join(work, 'chromium-profile-')), {
+        width: 900,
+        height: 700,
       });
     }, 120_000);
 
