@@ -30,7 +30,7 @@ describe('webhook delivery workers on one database', () => {
   const shutdown: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    receiver = await startReceiver(5);
+    receiver = await startReceiver(25);
     db = await createTestDatabase<OffchainDatabase>({ poolMax: 10, pgliteExtensions: PGLITE_EXTENSIONS });
     replica = secondHandle(db);
   });

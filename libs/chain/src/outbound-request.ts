@@ -72,7 +72,10 @@ const agents = {
 export function outboundRequest(url: string, request: OutboundRequest): Promise<OutboundAnswer> {
   const refusal = outboundUrlRefusal(url, request.policy);
   if (refusal !== null) return Promise.reject(new OutboundUrlRefusedError(refusal));
-  const target = new URL(url);
+  return sendOnce(new URL(url), request, true);
+}
+
+function sendOnce(target: URL, request: OutboundRequest, retryStale: boolean): Promise<OutboundAnswer> {
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const { maxBytes, signal } = request;
   return new Promise<OutboundAnswer>((resolve, reject) => {
@@ -116,7 +119,13 @@ export function outboundRequest(url: string, request: OutboundRequest): Promise<
         res.on('error', fail);
       },
     );
-    req.on('error', fail);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed just as it was reused: Node's advice is to send an idempotent request
+      // again, which takes a new socket. Once, and only for GET.
+      const stale = req.reusedSocket && err.code === 'ECONNRESET' && (request.method ?? 'GET') === 'GET';
+      if (stale && retryStale) resolve(sendOnce(target, request, false));
+      else fail(err);
+    });
     req.end(request.body);
   });
 }
