@@ -21,6 +21,8 @@ declare global {
 export interface Wallet {
   readonly chain: typeof mainnet | typeof sepolia;
   connect(): Promise<Address>;
+  /** The account the wallet shows now, without asking. */
+  account(): Promise<Address | undefined>;
   chainId(): Promise<number>;
   switchChain(): Promise<void>;
   signMessage(account: Address, message: string): Promise<Hex>;
@@ -42,6 +44,7 @@ export function injectedWallet(network: ConsoleConfig['network']): Wallet | unde
       if (!account) throw new Error('The wallet returned no account.');
       return account;
     },
+    account: async () => (await wallet.getAddresses())[0],
     chainId: () => wallet.getChainId(),
     switchChain: () => wallet.switchChain({ id: chain.id }),
     signMessage: (account, message) => wallet.signMessage({ account, message }),
