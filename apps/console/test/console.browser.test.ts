@@ -225,7 +225,8 @@ describeInBrowser('the console in Chromium, against npm start', () => {
       .locator('#subname-contenthash')
       .fill('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi');
     await page.getByRole('button', { name: 'Save subname' }).click();
-    await expectText(editorState, 'Saved console-made.offchain.eth.');
+    // Read back through wagmi's own sepolia chain: the Universal Resolver at Sepolia's address, then CCIP-Read.
+    await expectText(editorState, `Saved console-made.offchain.eth. On Sepolia it resolves to ${owner}.`);
     const made = await offchain.getSubname('console-made.offchain.eth');
     expect(made.texts).toEqual({ url: 'https://example.com/made', description: 'Made in the console' });
     expect(made.addresses).toEqual({ '60': owner, '2147492101': owner });

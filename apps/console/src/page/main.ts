@@ -30,7 +30,7 @@ async function start(main: HTMLElement): Promise<void> {
     names.element,
     keysSection(config, offchain, session, names.add),
     workspace.element,
-    subnamesSection(offchain, workspace),
+    subnamesSection(offchain, wallet, workspace),
     imagesSection(config, wallet, offchain, session, workspace),
     webhooksSection(offchain, workspace),
     listingSection(config, wallet, mint, session),

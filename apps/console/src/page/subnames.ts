@@ -7,11 +7,16 @@ import type { OffchainClient, OffchainSubname } from '@nrp/client/src/offchain';
 import { bulkPanel } from './bulk';
 import { formatAddresses, formatTexts, parseAddresses, parsePairs } from './records';
 import { busy, field, h, showError, showStatus, table } from './ui';
+import type { Wallet } from './wallet';
 import type { WorkspaceSection } from './workspace';
 
 const PAGE_SIZE = 25;
 
-export function subnamesSection(offchain: OffchainClient, workspace: WorkspaceSection): HTMLElement {
+export function subnamesSection(
+  offchain: OffchainClient,
+  wallet: Wallet | undefined,
+  workspace: WorkspaceSection,
+): HTMLElement {
   const search = h('input', { id: 'subname-search', name: 'labelSearch', type: 'search' });
   const searchButton = h('button', { type: 'submit' }, 'Search');
   const searchForm = h(
@@ -180,6 +185,14 @@ export function subnamesSection(offchain: OffchainClient, workspace: WorkspaceSe
       reset();
       showStatus(editorState, `Saved ${written.fullName}.`);
       await load(false);
+      if (!wallet) return;
+      // Read back the way every ENS client does: the Universal Resolver on chain, then CCIP-Read.
+      const resolved = await wallet.ensAddress(written.fullName).then(
+        (address) => `resolves to ${address ?? 'no ETH address'}`,
+        (err: unknown) =>
+          `does not resolve yet (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      );
+      showStatus(editorState, `Saved ${written.fullName}. On ${wallet.chain.name} it ${resolved}.`);
     });
   });
 
