@@ -100,7 +100,7 @@ export function bulkPanel(
       show(outcomes);
       return;
     }
-    const good = rows.filter((r) => r.item);
+    const good = rows.flatMap((row) => (row.item ? [{ row, item: row.item }] : []));
     const batches = Math.ceil(good.length / BULK_MAX_ITEMS);
     let written = 0;
     for (let b = 0; b < batches; b++) {
@@ -108,12 +108,12 @@ export function bulkPanel(
       showStatus(progress, `Importing batch ${b + 1} of ${batches} (${batch.length} rows)…`, 'busy');
       try {
         const result = await offchain.bulkImportSubnames(
-          batch.map((r) => r.item ?? { parentName: '', label: '' }),
+          batch.map((b) => b.item),
           open.apiKey,
           { atomic: atomic.checked },
         );
         for (const item of result.results) {
-          const row = batch[item.index];
+          const row = batch[item.index]?.row;
           if (!row) continue;
           const ok = item.status < 300;
           if (ok) written++;
@@ -132,7 +132,7 @@ export function bulkPanel(
         if (!(err instanceof ServiceError)) throw err;
         const byItem = errorsByItem(err);
         // A refused batch: the rows the problem names failed; the others were only not written.
-        const failedBatch = batch.map((row, index) => ({
+        const failedBatch = batch.map(({ row }, index) => ({
           row,
           failed: byItem.has(index) || byItem.size === 0,
           outcome: byItem.has(index)
