@@ -128,6 +128,11 @@ export function imagesSection(
         const result =
           imageKind === 'avatar' ? await metadata.uploadAvatar(input) : await metadata.uploadHeader(input);
         if (!result.pending) {
+          showStatus(
+            progress,
+            `Uploaded; the record already points at it: checking the ${imageKind}…`,
+            'busy',
+          );
           showWhenConfirmed(subname, imageKind, result.uploadedAt);
           return;
         }
