@@ -480,10 +480,21 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     await page.keyboard.type('offchain.eth');
     await page.keyboard.press('Enter');
     await expectText(page.locator('li[data-name="offchain.eth"]'), 'Ready');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await shot('4-phone');
-  }, 30_000);
+
+    // The parent's sections, by keyboard only: Tab from the parent field to the key field to Open.
+    await page.locator('#workspace-parent').fill('');
+    await page.locator('#workspace-parent').focus();
+    await page.keyboard.type('offchain.eth');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expectText(page.locator('#subnames-state'), 'subname(s) of offchain.eth');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await shot('12-phone-subnames', '#subnames');
+  }, 45_000);
 
   async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
     await until(

@@ -201,6 +201,7 @@ export function subnamesSection(
   workspace.subscribe((open) => {
     element.hidden = !open;
     reset();
+    editorState.replaceChildren();
     rows = [];
     list.replaceChildren();
     if (open) void load(false);
