@@ -21,3 +21,25 @@ it('docker/Dockerfile copies the package.json of every workspace package before 
   );
   expect(missing).toEqual([]);
 });
+
+it('every image scripts/images.sh builds is a final stage of its own on the Node image, run as uid 1000', () => {
+  const dockerfile = readFileSync(path.join(root, 'docker/Dockerfile'), 'utf8');
+  const images = /^images=\(([^)]*)\)$/m.exec(
+    readFileSync(path.join(root, 'scripts/images.sh'), 'utf8'),
+  )?.[1];
+  const targets = images?.split(' ') ?? [];
+  expect(targets).toEqual(['metadata-svc', 'mint-svc', 'offchain-svc', 'resolver-svc', 'console']);
+  const stages = new Map(
+    dockerfile
+      .split(/^(?=FROM )/m)
+      .slice(1)
+      .map((stage) => [/^FROM (\S+) AS (\S+)$/m.exec(stage)?.slice(1, 3).reverse().join(' ') ?? '', stage]),
+  );
+  for (const target of targets) {
+    const stage = stages.get(`${target} \${NODE_IMAGE}`);
+    expect(stage).toContain('USER 1000:1000');
+    expect(stage).toContain('CMD ["node"');
+  }
+  // A build stage runs nothing as a service would (a missing FROM once made the metadata-svc lines part of one).
+  for (const [name, stage] of stages) if (name.includes('-build')) expect(stage).not.toMatch(/^(USER|CMD) /m);
+});

@@ -1,5 +1,6 @@
 /**
- * The smoke test of `scripts/images.sh`: the four images in a real container engine, as operators run them.
+ * The smoke test of `scripts/images.sh`: the four service images in a real container engine, as operators run them
+ * (and the console image: `console-image-smoke.ts`).
  * anvil with the dev chain (the same ENS deployment, demo names and service hooks as `npm start`), an s3rver, and
  * the machine's PostgreSQL and Redis; every container on the host network with a read-only root filesystem and a
  * tmpfs /tmp, as the image's non-root user. Each must answer `/ready`, serve one real request of its own, and exit 0
@@ -16,6 +17,7 @@ import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import { namehash } from '@nrp/ens';
 import { freePort, startAnvil, startS3Server } from '@nrp/testkit';
+import { smokeConsoleImage } from './console-image-smoke';
 import { prepareDevChain, services, type ServiceModule } from './dev-stack';
 
 const run = promisify(execFile);
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
   const dropDatabase = () => admin.query(`DROP DATABASE IF EXISTS ${smokeDatabase} WITH (FORCE)`);
   const containers: string[] = [];
   const rows: Row[] = [];
+  let consoleLines: string[] = [];
   let failed = false;
   try {
     await dropDatabase();
@@ -268,6 +271,9 @@ async function main(): Promise<void> {
       row.sigterm = `exit ${code}${drained ? ', drained' : ', NOT drained'}`;
       if (code !== '0' || !drained) failed = true;
     }
+    const consoleSmoke = await smokeConsoleImage(`nrp/console:${tag}`, urls);
+    consoleLines = consoleSmoke.lines;
+    if (consoleSmoke.failed) failed = true;
   } finally {
     await Promise.all(containers.map((name) => run('docker', ['rm', '-f', name]).catch(() => undefined)));
     await dropDatabase().catch(() => undefined);
@@ -290,6 +296,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
+  console.log([`console (nrp/console:${tag}):`, ...consoleLines].join('\n'));
   if (failed) {
     console.error('images smoke test: FAILED');
     process.exit(1);

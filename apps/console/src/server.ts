@@ -27,7 +27,7 @@ export function createConsoleServer(publicDir: string, config: ConsoleConfig): S
   const csp = [
     "default-src 'self'",
     `connect-src 'self' ${connectSources.join(' ')}`,
-    "img-src 'self' https: data:",
+    `img-src 'self' https: data: ${connectSources.join(' ')}`,
     "frame-ancestors 'none'",
   ].join('; ');
   return createServer((req, res) => {

@@ -70,7 +70,11 @@ export function connectSection(
   wallet.onChange(() => {
     void (async () => {
       const chainId = await wallet.chainId().catch(() => undefined);
-      session.update({ chainId });
+      const account = await wallet.account().catch(() => undefined);
+      // Another account is another person: the session of the previous one ends here.
+      if (session.current.account && account !== session.current.account) {
+        session.update({ account, chainId, token: undefined });
+      } else session.update({ chainId });
     })();
   });
 

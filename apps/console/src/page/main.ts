@@ -1,12 +1,19 @@
-/** The console: reads `/config.json`, then the wallet, names and keys sections. */
+/** The console: reads `/config.json`, then the wallet, names, keys, parent, listing, mint and webhook sections. */
+import { createMintClient } from '@nrp/client/src/mint';
 import { createOffchainClient } from '@nrp/client/src/offchain';
 import type { ConsoleConfig } from '../config';
 import { connectSection } from './connect';
+import { imagesSection } from './images';
 import { keysSection } from './keys';
+import { listingSection } from './listing';
+import { mintSection } from './mint';
 import { namesSection } from './names';
 import { Session } from './session';
+import { subnamesSection } from './subnames';
 import { h, showError } from './ui';
 import { injectedWallet } from './wallet';
+import { webhooksSection } from './webhooks';
+import { workspaceSection } from './workspace';
 
 async function start(main: HTMLElement): Promise<void> {
   const response = await fetch('config.json');
@@ -15,11 +22,19 @@ async function start(main: HTMLElement): Promise<void> {
   const offchain = createOffchainClient({ baseUrl: config.services.offchain });
   const wallet = injectedWallet(config.network);
   const session = new Session();
+  const mint = createMintClient({ baseUrl: config.services.mint });
   const names = namesSection(config, wallet, offchain, session);
+  const workspace = workspaceSection(config, offchain, session);
   main.replaceChildren(
     connectSection(config, wallet, offchain, session),
     names.element,
     keysSection(config, offchain, session, names.add),
+    workspace.element,
+    subnamesSection(offchain, wallet, workspace),
+    imagesSection(config, wallet, offchain, session, workspace),
+    webhooksSection(offchain, workspace),
+    listingSection(config, wallet, mint, session),
+    mintSection(config, wallet, mint, session),
   );
 }
 

@@ -21,6 +21,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
+/** A mistake in what the person typed or chose, found before anything was sent. */
+export class InputError extends Error {}
+
 /** A failure in words: a service's problem (`title`: `detail`), a refusal in the wallet, or the error's message. */
 export function describeError(err: unknown): { title: string; detail: string } {
   if (err instanceof ServiceError) {
@@ -29,6 +32,7 @@ export function describeError(err: unknown): { title: string; detail: string } {
     const fields = err.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
     return { title: `${title} (${err.status})`, detail: fields ? `${err.detail} — ${fields}` : err.detail };
   }
+  if (err instanceof InputError) return { title: 'Nothing sent', detail: err.message };
   if (err instanceof BaseError && err.walk((e) => e instanceof UserRejectedRequestError)) {
     return { title: 'Rejected in the wallet', detail: 'Nothing was signed or sent.' };
   }
@@ -76,6 +80,29 @@ export async function busy(
 }
 
 /** A labelled input: `<label>Text <input …></label>`. */
-export function field(label: string, input: HTMLInputElement | HTMLSelectElement): HTMLLabelElement {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+): HTMLLabelElement {
   return h('label', {}, h('span', {}, label), input);
+}
+
+/** A table with a header row of `columns` and `rows` as its body. */
+export function table(id: string, columns: string[], rows: HTMLTableRowElement[]): HTMLTableElement {
+  return h(
+    'table',
+    { id },
+    h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...rows),
+  );
+}
+
+/** Offers `text` as a file download named `fileName`. */
+export function download(fileName: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = h('a', { href: url, download: fileName, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -1,0 +1,92 @@
+/**
+ * The parent name the subname, image and webhook sections work on, with the API key they send (`x-auth-token`):
+ * one pasted by the person, or one created for this page through the session. The key lives in memory only.
+ */
+import type { OffchainClient } from '@nrp/client/src/offchain';
+import type { ConsoleConfig } from '../config';
+import type { Session } from './session';
+import { busy, field, h, showStatus } from './ui';
+
+export interface Workspace {
+  parentName: string;
+  apiKey: string;
+}
+
+type Listener = (workspace: Workspace | undefined) => void;
+
+export interface WorkspaceSection {
+  element: HTMLElement;
+  current(): Workspace | undefined;
+  subscribe(listener: Listener): void;
+}
+
+export function workspaceSection(
+  config: ConsoleConfig,
+  offchain: OffchainClient,
+  session: Session,
+): WorkspaceSection {
+  const parent = h('input', { id: 'workspace-parent', name: 'parentName', placeholder: 'example.eth' });
+  parent.required = true;
+  const key = h('input', { id: 'workspace-key', name: 'apiKey', type: 'password', autocomplete: 'off' });
+  const open = h('button', { type: 'submit', id: 'open-workspace' }, 'Open');
+  const form = h(
+    'form',
+    { class: 'inline-3' },
+    field('Open parent', parent),
+    field('API key (empty: create one for this page)', key),
+    open,
+  );
+  const status = h('div', { id: 'workspace-status', 'aria-live': 'polite' });
+  const errors = h('div', {});
+  const element = h(
+    'section',
+    { id: 'workspace', 'aria-labelledby': 'workspace-heading', hidden: true },
+    h('h2', { id: 'workspace-heading' }, 'Work on a parent'),
+    h('p', { class: 'hint' }, 'Subnames, images and webhooks below act on this name with its API key.'),
+    form,
+    status,
+    errors,
+  );
+  const listeners: Listener[] = [];
+  let workspace: Workspace | undefined;
+  const set = (next: Workspace | undefined) => {
+    workspace = next;
+    for (const listener of listeners) listener(next);
+  };
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void busy(open, 'Opening…', errors, async () => {
+      const parentName = parent.value.trim().toLowerCase();
+      let apiKey = key.value.trim();
+      if (!apiKey) {
+        showStatus(status, `Creating an API key for ${parentName}…`, 'busy');
+        const created = await offchain
+          .createKey(
+            { parentName, network: config.network, note: 'console page' },
+            session.current.token ?? '',
+          )
+          .catch((err: unknown) => {
+            status.replaceChildren();
+            throw err;
+          });
+        apiKey = created.key;
+      }
+      key.value = '';
+      showStatus(
+        status,
+        `Working on ${parentName} with the key ending …${apiKey.slice(-4)} (held by this page until it is closed).`,
+      );
+      set({ parentName, apiKey });
+    });
+  });
+
+  session.subscribe((state) => {
+    element.hidden = !state.token;
+    if (!state.token && workspace) {
+      status.replaceChildren();
+      set(undefined);
+    }
+  });
+  return { element, current: () => workspace, subscribe: (listener) => listeners.push(listener) };
+}
