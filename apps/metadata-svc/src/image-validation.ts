@@ -3,6 +3,7 @@ import { JSDOM } from 'jsdom';
 import sharp from 'sharp';
 import { ProblemError } from '@nrp/validation';
 import { isImageTimeout, type ImageBudget } from './avatars/image-work';
+import { renderSvg } from './avatars/svg-render';
 import { problems } from './problems';
 import { sniffType } from './sniff';
 
@@ -194,15 +195,11 @@ function decodeFailure(err: unknown, budget: ImageBudget): ProblemError {
   return new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
 }
 
-/** Renders the sanitised SVG once under the pixel and time budget: the proof that it is a drawable document. */
+/** Renders the sanitised SVG once (small) under the pixel and time budget: the proof that it is a drawable document. */
 async function checkSvgRenders(svg: Buffer, budget: ImageBudget): Promise<{ width: number; height: number }> {
   const { width, height } = await rasterShape(svg, 'svg', budget.maxPixels);
   try {
-    await sharp(svg, { limitInputPixels: budget.maxPixels, failOn: 'error' })
-      .timeout({ seconds: budget.timeoutSeconds })
-      .resize(32, 32, { fit: 'inside' })
-      .png()
-      .toBuffer();
+    await renderSvg(svg, { width: 32, height: 32, fit: 'inside' }, budget);
   } catch (err) {
     throw decodeFailure(err, budget);
   }

@@ -164,6 +164,28 @@ describe('image budgets', () => {
     expect(large.headers['content-type']).toBe('image/png');
   });
 
+  it('an SVG whose render no filter removal bounds is cut off at the time budget (404), the process still answering', async () => {
+    // 200 large blurs: a few hundred ms at the 32 px of validation, minutes at 1024 px (librsvg cannot be
+    // interrupted mid-render, and sharp's own timeout is only checked between tiles: the route's 45 s ran out first).
+    const blurs =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="1024"><filter id="b" x="-100" y="-100" ' +
+      'width="200" height="200"><feGaussianBlur stdDeviation="100"/></filter>' +
+      '<rect width="1024" height="1024" filter="url(#b)"/>'.repeat(200) +
+      '</svg>';
+    const name = await named('blurs', serve('/blurs.svg', Buffer.from(blurs), 'image/svg+xml'));
+    await get(`/sepolia/avatar/${name}/meta`).expect(200);
+    let renderAnswered = false;
+    const render = get(`/sepolia/avatar/${name}?width=1024&format=png`).then((res) => {
+      renderAnswered = true;
+      return res;
+    });
+    const health = await get('/health');
+    expect([health.status, renderAnswered]).toEqual([200, false]);
+    const res = await render;
+    expectProblem(res, 404, 'AVATAR_UNAVAILABLE');
+    expect(res.body).toMatchObject({ reason: 'too-large', detail: expect.stringMatching(/longer than/) });
+  }, 60_000);
+
   it('an image over the default pixel budget (a few KB of lossless WebP) is 404 too-large, not decoded', async () => {
     const bomb = await sharp({ create: { width: 4100, height: 4100, channels: 3, background: '#fff' } })
       .webp({ lossless: true, effort: 0 })
