@@ -20,7 +20,17 @@ import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
 import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars/variants';
 import { ImageWork } from '../src/avatars/image-work';
-import { png, startEnsChain, startHarness, walletOf, type Harness } from './support';
+import {
+  imageRows,
+  png,
+  signedFields,
+  startEnsChain,
+  startHarness,
+  storedKeys,
+  upload,
+  walletOf,
+  type Harness,
+} from './support';
 
 let chain: EnsChain;
 let h: Harness;
@@ -213,44 +223,68 @@ describe('image budgets', () => {
     expect(await second).toBe('second');
     expect(await work.run(async () => 'later')).toBe('later');
   });
+});
 
-  it('through HTTP: with one slot and no queue, concurrent first decodes answer 200 or 503 + Retry-After', async () => {
-    const busy = await startHarness(chain, {
+describe('through HTTP, with one image work slot and no queue', () => {
+  let busy: Harness;
+  beforeAll(async () => {
+    busy = await startHarness(chain, {
       IMAGE_FETCH_ALLOWED_ORIGINS: remoteUrl,
       IMAGE_WORK_CONCURRENCY: '1',
       IMAGE_WORK_QUEUE_MAX: '0',
       // Only the slot is under test: a decode slowed by a busy machine must not run out of time.
       IMAGE_WORK_TIMEOUT_MS: '60000',
     });
-    try {
-      const noise = await sharp(
-        Buffer.alloc(1000 * 1000 * 3).map(() => Math.floor(Math.random() * 256)),
-        {
-          raw: { width: 1000, height: 1000, channels: 3 },
-        },
-      )
-        .png({ compressionLevel: 0 })
-        .toBuffer();
-      const names = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map((i) => named(`busy${i}`, serve(`/busy${i}.png`, noise))),
-      );
-      const answers = await Promise.all(
-        names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
-      );
-      const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
-      expect(others.map((a) => [a.status, a.body])).toEqual([]);
-      const full = answers.filter((a) => a.status === 503);
-      expect(full.length).toBeGreaterThan(0);
-      for (const res of full) {
-        expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
-        expect(res.headers['retry-after']).toBe('1');
-      }
-      // A refused decode is not remembered: asked again alone, it is decoded.
-      const refused = names[answers.findIndex((a) => a.status === 503)] ?? '';
-      await request(busy.service.app).get(`/sepolia/avatar/${refused}`).expect(200);
-    } finally {
-      await busy.close();
+  }, 60_000);
+  afterAll(() => busy?.close());
+
+  it('concurrent first decodes answer 200 or 503 + Retry-After', async () => {
+    const noise = await sharp(
+      Buffer.alloc(1000 * 1000 * 3).map(() => Math.floor(Math.random() * 256)),
+      {
+        raw: { width: 1000, height: 1000, channels: 3 },
+      },
+    )
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const names = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => named(`busy${i}`, serve(`/busy${i}.png`, noise))),
+    );
+    const answers = await Promise.all(
+      names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
+    );
+    const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
+    expect(others.map((a) => [a.status, a.body])).toEqual([]);
+    const full = answers.filter((a) => a.status === 503);
+    expect(full.length).toBeGreaterThan(0);
+    for (const res of full) {
+      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('1');
     }
+    // A refused decode is not remembered: asked again alone, it is decoded.
+    const refused = names[answers.findIndex((a) => a.status === 503)] ?? '';
+    await request(busy.service.app).get(`/sepolia/avatar/${refused}`).expect(200);
+  });
+
+  it('an upload decodes in the same slots: with them full it is 503 + Retry-After, nothing stored, nonce unused', async () => {
+    let release = () => undefined as void;
+    const held = busy.service.context.imageWork.run(
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    const { name } = await chain.ens.registerEthName('poolfull', alice.address);
+    const fields = await signedFields(busy.service.app, alice);
+    const path = `/profile/sepolia/${name}/avatar`;
+    try {
+      const res = await upload(busy.service.app, path, 'avatar', await png(), fields);
+      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('1');
+      expect(await imageRows(busy.db)).toEqual([]);
+      expect(await storedKeys(busy.service.context.blobs)).toEqual([]);
+    } finally {
+      release();
+      await held;
+    }
+    await upload(busy.service.app, path, 'avatar', await png(), fields).expect(200);
   });
 });
 

@@ -70,7 +70,9 @@ function routesFor(
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
         'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
-        'the same signer) is replaced. Pending uploads are bounded: an address may have ' +
+        'the same signer) is replaced. The decode takes a slot of the image work pool shared with avatars ' +
+        '(IMAGE_WORK_CONCURRENCY, IMAGE_WORK_QUEUE_MAX waiting; beyond: 503 `SERVICE_UNAVAILABLE` with ' +
+        '`Retry-After: 1`, nothing stored, the nonce unused). Pending uploads are bounded: an address may have ' +
         `${ctx.config.PENDING_UPLOADS_PER_UPLOADER} (PENDING_UPLOADS_PER_UPLOADER, all names; beyond: 429 ` +
         `\`PENDING_UPLOAD_LIMIT\`), and one name and kind ${ctx.config.PENDING_UPLOADS_PER_NAME} from addresses ` +
         'other than its owner (PENDING_UPLOADS_PER_NAME; beyond: 409 `NAME_PENDING_LIMIT`; the owner is never ' +
@@ -103,11 +105,13 @@ function routesFor(
         problems.PENDING_UPLOAD_LIMIT,
         commonProblems.RATE_LIMITED,
         commonProblems.UPSTREAM_ERROR,
+        commonProblems.SERVICE_UNAVAILABLE,
       ],
       rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
-        const image = await validateImage(uploadedBytes(req.file), ctx.imageBudget);
+        // Decoding is image work like an avatar's: the same slots, so uploads cannot starve or flood them.
+        const image = await ctx.imageWork.run(() => validateImage(uploadedBytes(req.file), ctx.imageBudget));
         const target = { network: params.network, name: params.subname, kind };
         const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {
