@@ -1,6 +1,7 @@
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
 import sharp from 'sharp';
+import { MAX_ANSWER_BYTES } from '@nrp/server';
 import { ProblemError } from '@nrp/validation';
 import { isImageTimeout, type ImageBudget } from './avatars/image-work';
 import { renderSvg } from './avatars/svg-render';
@@ -207,6 +208,21 @@ async function checkSvgRenders(svg: Buffer, budget: ImageBudget): Promise<{ widt
 }
 
 /**
+ * The stored image is served whole, so it must fit an answer (MAX_ANSWER_BYTES): a header body may be 5 MB, but
+ * what is kept of it — re-encoded without metadata, usually smaller — is at most 4 MiB, or the upload is refused.
+ */
+function servable(image: ValidatedImage): ValidatedImage {
+  if (image.bytes.length > MAX_ANSWER_BYTES) {
+    throw new ProblemError(
+      problems.IMAGE_TOO_LARGE,
+      `Re-encoded without its metadata the image is ${image.bytes.length} bytes; a served image is at most ` +
+        `${MAX_ANSWER_BYTES} bytes (4 MiB): scale it down or compress it more.`,
+    );
+  }
+  return image;
+}
+
+/**
  * Establishes what an upload is from its bytes alone (never its name or declared type): jpeg, png, gif and webp
  * are decoded under the budget's pixels (all frames together) and time, and re-encoded without metadata; SVG is
  * sanitised, then rendered under the same budget. Anything else is 415.
@@ -217,12 +233,12 @@ export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise
   if (detected.kind === 'raster') {
     const { frames } = await rasterShape(bytes, detected.format, budget.maxPixels);
     const clean = await reencodeRaster(bytes, detected.format, frames, budget);
-    return { ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format };
+    return servable({ ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format });
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
     const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
     const { width, height } = await checkSvgRenders(clean, budget);
-    return { bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height };
+    return servable({ bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height });
   }
   const what = detected.kind === 'text' ? 'text (not an SVG document)' : detected.mime;
   throw new ProblemError(

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import sharp from 'sharp';
 import type { Wallet } from 'ethers';
@@ -211,6 +212,33 @@ describe('upload validation', () => {
       'h.png',
       'header',
     );
+  });
+
+  it('a 4.5 MB header is kept when what is served of it fits 4 MiB, and refused 413 at upload when it would not', async () => {
+    // 4.5 MB of which re-encoding keeps what is drawn (a camera's file: a big EXIF preview, maker notes):
+    // well under the 4 MiB of an answer, served whole.
+    const drawn = await jpeg(1200, 400);
+    const photo = Buffer.concat([drawn, Buffer.alloc(4.5 * 1024 * 1024 - drawn.length)]);
+    expect(photo.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
+    const fields = await signedFields(app, alice, { scope: 'header' });
+    await upload(app, path('hdr.eth', 'header'), 'header', photo, fields).expect(200);
+    const served = await request(app).get(path('hdr.eth', 'header')).expect(200);
+    expect(served.headers['content-type']).toBe('image/jpeg');
+    expect(Number(served.headers['content-length'])).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // Lossless noise stays over 4 MiB re-encoded: refused at upload (it answered 200 and was then served as a 500).
+    const lossless = await sharp(randomBytes(1250 * 1250 * 3), {
+      raw: { width: 1250, height: 1250, channels: 3 },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(lossless.length).toBeGreaterThan(4.4 * 1024 * 1024);
+    expect(lossless.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
+    const before = await storedKeys(h.service.context.blobs);
+    const again = await signedFields(app, alice, { scope: 'header' });
+    const res = await upload(app, path('hdr.eth', 'header'), 'header', lossless, again).expect(413);
+    expect(res.body).toMatchObject({ code: 'IMAGE_TOO_LARGE', detail: expect.stringMatching(/4 MiB/) });
+    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect((await request(app).get(path('hdr.eth', 'header')).expect(200)).body).toEqual(served.body);
   });
 
   it('413 for a decompression bomb (pixel limit)', async () => {

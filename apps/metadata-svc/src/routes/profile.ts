@@ -63,7 +63,10 @@ function routesFor(
         '`address`. The type comes from the bytes (jpeg, png, gif, webp, svg); rasters are decoded under a pixel ' +
         'limit (all frames together) and re-encoded in their format, so no metadata of the file is published (EXIF ' +
         'such as GPS position, XMP, IPTC, ICC profile — pixels converted to sRGB —, comments, PNG text chunks; a ' +
-        "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); SVG is sanitised " +
+        "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); what is kept is " +
+        `served whole, so it is at most ${MAX_ANSWER_BYTES} bytes (4 MiB, the answer budget of every route): the ` +
+        'body may reach the upload limit (a 5 MB header), but an image still over 4 MiB once re-encoded is 413 ' +
+        '`IMAGE_TOO_LARGE` at upload, never stored. SVG is sanitised ' +
         '(no scripts, event handlers, `foreignObject`, `<style>`, `<metadata>`, or references outside the ' +
         'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
