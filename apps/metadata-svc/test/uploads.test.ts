@@ -272,6 +272,26 @@ describe('upload validation', () => {
     );
   });
 
+  it("400 in our words for a multipart body cut off or over the form's limits, never the parser's own", async () => {
+    const before = await storedKeys(h.service.context.blobs);
+    const cut = await request(app)
+      .post(path('files.eth'))
+      .set('content-type', 'multipart/form-data; boundary=xyz')
+      .send('--xyz\r\nContent-Disposition: form-data; name="address"\r\n\r\n0x12');
+    expect(cut.status).toBe(400);
+    expect(cut.body).toMatchObject({ code: 'INVALID_MULTIPART', detail: expect.stringMatching(/cut off/) });
+    expect(cut.body.detail).not.toMatch(/Unexpected end of form/i);
+    let crowded = request(app).post(path('files.eth'));
+    for (let i = 0; i < 7; i++) crowded = crowded.field(`f${i}`, 'x');
+    const many = await crowded.attach('avatar', image, 'a.png');
+    expect(many.status).toBe(400);
+    expect(many.body).toMatchObject({
+      code: 'INVALID_MULTIPART',
+      detail: expect.stringMatching(/at most 6 fields/),
+    });
+    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+  });
+
   it('400 for a truncated PNG', async () => {
     await refused(image.subarray(0, 60), 400, 'INVALID_IMAGE');
   });
