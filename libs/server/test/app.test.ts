@@ -171,6 +171,15 @@ describe('shared endpoints', () => {
     expect(res.body.checks.rpc).toMatch(/did not answer/);
   });
 
+  it("a path that cannot be decoded is a 400 in our words, not the decoder's", async () => {
+    const res = await request(server).get('/widgets/%E0%A4%A').expect(400);
+    expect(res.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/not well-formed/),
+    });
+    expect(res.text).not.toMatch(/Failed to decode|%E0%A4%A/);
+  });
+
   it('GET /metrics exposes request duration histograms by route', async () => {
     await request(server).get('/widgets/demo.eth').expect(200);
     const res = await request(server).get('/metrics').expect(200);
