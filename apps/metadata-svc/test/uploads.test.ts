@@ -48,6 +48,7 @@ beforeAll(async () => {
     'files',
     'svg',
     'hdr',
+    'bighdr',
     'crowd',
     'counted',
   ]) {
@@ -58,6 +59,7 @@ beforeAll(async () => {
   await chain.ens.setText('files.eth', 'avatar', url('files.eth'));
   await chain.ens.setText('svg.eth', 'avatar', url('svg.eth'));
   await chain.ens.setText('hdr.eth', 'header', url('hdr.eth', 'header'));
+  await chain.ens.setText('bighdr.eth', 'header', url('bighdr.eth', 'header'));
   // A wrapped name: the registry owner is the NameWrapper, the token owner is alice.
   await chain.ens.registerEthName('wrapped', bob.address);
   await chain.ens.wrapName('wrapped.eth', alice.address);
@@ -221,8 +223,8 @@ describe('upload validation', () => {
     const photo = Buffer.concat([drawn, Buffer.alloc(4.5 * 1024 * 1024 - drawn.length)]);
     expect(photo.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
     const fields = await signedFields(app, alice, { scope: 'header' });
-    await upload(app, path('hdr.eth', 'header'), 'header', photo, fields).expect(200);
-    const served = await request(app).get(path('hdr.eth', 'header')).expect(200);
+    await upload(app, path('bighdr.eth', 'header'), 'header', photo, fields).expect(200);
+    const served = await request(app).get(path('bighdr.eth', 'header')).expect(200);
     expect(served.headers['content-type']).toBe('image/jpeg');
     expect(Number(served.headers['content-length'])).toBeLessThanOrEqual(4 * 1024 * 1024);
     // Lossless noise stays over 4 MiB re-encoded: refused at upload (it answered 200 and was then served as a 500).
@@ -235,10 +237,10 @@ describe('upload validation', () => {
     expect(lossless.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
     const before = await storedKeys(h.service.context.blobs);
     const again = await signedFields(app, alice, { scope: 'header' });
-    const res = await upload(app, path('hdr.eth', 'header'), 'header', lossless, again).expect(413);
+    const res = await upload(app, path('bighdr.eth', 'header'), 'header', lossless, again).expect(413);
     expect(res.body).toMatchObject({ code: 'IMAGE_TOO_LARGE', detail: expect.stringMatching(/4 MiB/) });
     expect(await storedKeys(h.service.context.blobs)).toEqual(before);
-    expect((await request(app).get(path('hdr.eth', 'header')).expect(200)).body).toEqual(served.body);
+    expect((await request(app).get(path('bighdr.eth', 'header')).expect(200)).body).toEqual(served.body);
   });
 
   it('413 for a decompression bomb (pixel limit)', async () => {

@@ -2,6 +2,9 @@ import { spawn } from 'node:child_process';
 import type { TRANSFORM_FITS } from '@nrp/api';
 import { ImageTimeoutError, type ImageBudget } from './image-work';
 
+/** How long the render process may take to start (load Node and libvips) before its render's budget begins. */
+const STARTUP_LIMIT_MS = 30_000;
+
 export interface SvgRenderSize {
   width?: number;
   height?: number;
@@ -19,6 +22,7 @@ const sharp = require(process.argv[1]);
 const { maxPixels, width, height, fit, enlarge } = JSON.parse(process.argv[2]);
 sharp.cache(false);
 sharp.concurrency(1);
+require('node:fs').writeSync(3, 'ready');
 const chunks = [];
 process.stdin.on('data', (chunk) => chunks.push(chunk));
 process.stdin.on('end', () => {
@@ -42,15 +46,22 @@ export function renderSvg(svg: Buffer, size: SvgRenderSize, budget: ImageBudget)
   const options = JSON.stringify({ maxPixels: budget.maxPixels, ...size });
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', RENDER_SCRIPT, require.resolve('sharp'), options], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const kill = () => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, budget.timeoutMs);
+    };
+    // The budget is the render's: it starts once the process has loaded libvips (fd 3), which on a busy machine
+    // can take a while; a process that does not even start is killed after STARTUP_LIMIT_MS.
+    let timer = setTimeout(kill, STARTUP_LIMIT_MS);
+    child.stdio[3]?.once('data', () => {
+      clearTimeout(timer);
+      timer = setTimeout(kill, budget.timeoutMs);
+    });
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     // The child may be gone before it read all of its input (killed, or a spawn failure): not an error of its own.
