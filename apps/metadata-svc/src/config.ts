@@ -42,9 +42,9 @@ export const configSchema = baseConfigSchema(3001)
     HEADER_MAX_BYTES: positiveInt.default(5 * 1024 * 1024),
     /** Pixel budget of one decoded image (width × height × frames; uploads, fetched avatars, renders). */
     MAX_IMAGE_PIXELS: positiveInt.default(4096 * 4096),
-    /** Time budget of one decode, transform or render of an image (whole seconds are enforced). */
+    /** Time budget of one decode, transform or render of an image (whole seconds for rasters; SVG renders are killed). */
     IMAGE_WORK_TIMEOUT_MS: positiveInt.default(5000),
-    /** Image decodes, transforms and renders (not uploads) run at once per process; the others wait. */
+    /** Image decodes (uploads included), transforms and renders run at once per process; the others wait. */
     IMAGE_WORK_CONCURRENCY: positiveInt.default(2),
     /** Image work allowed to wait for a slot; beyond this 503 with Retry-After. */
     IMAGE_WORK_QUEUE_MAX: nonNegativeInt.default(8),

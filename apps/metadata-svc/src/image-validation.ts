@@ -1,8 +1,10 @@
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
 import sharp from 'sharp';
+import { MAX_ANSWER_BYTES } from '@nrp/server';
 import { ProblemError } from '@nrp/validation';
 import { isImageTimeout, type ImageBudget } from './avatars/image-work';
+import { renderSvg } from './avatars/svg-render';
 import { problems } from './problems';
 import { sniffType } from './sniff';
 
@@ -194,19 +196,30 @@ function decodeFailure(err: unknown, budget: ImageBudget): ProblemError {
   return new ProblemError(problems.INVALID_IMAGE, 'The image cannot be decoded.', { cause: err });
 }
 
-/** Renders the sanitised SVG once under the pixel and time budget: the proof that it is a drawable document. */
+/** Renders the sanitised SVG once (small) under the pixel and time budget: the proof that it is a drawable document. */
 async function checkSvgRenders(svg: Buffer, budget: ImageBudget): Promise<{ width: number; height: number }> {
   const { width, height } = await rasterShape(svg, 'svg', budget.maxPixels);
   try {
-    await sharp(svg, { limitInputPixels: budget.maxPixels, failOn: 'error' })
-      .timeout({ seconds: budget.timeoutSeconds })
-      .resize(32, 32, { fit: 'inside' })
-      .png()
-      .toBuffer();
+    await renderSvg(svg, { width: 32, height: 32, fit: 'inside' }, budget);
   } catch (err) {
     throw decodeFailure(err, budget);
   }
   return { width, height };
+}
+
+/**
+ * The stored image is served whole, so it must fit an answer (MAX_ANSWER_BYTES): a header body may be 5 MB, but
+ * what is kept of it — re-encoded without metadata, usually smaller — is at most 4 MiB, or the upload is refused.
+ */
+function servable(image: ValidatedImage): ValidatedImage {
+  if (image.bytes.length > MAX_ANSWER_BYTES) {
+    throw new ProblemError(
+      problems.IMAGE_TOO_LARGE,
+      `Re-encoded without its metadata the image is ${image.bytes.length} bytes; a served image is at most ` +
+        `${MAX_ANSWER_BYTES} bytes (4 MiB): scale it down or compress it more.`,
+    );
+  }
+  return image;
 }
 
 /**
@@ -220,12 +233,12 @@ export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise
   if (detected.kind === 'raster') {
     const { frames } = await rasterShape(bytes, detected.format, budget.maxPixels);
     const clean = await reencodeRaster(bytes, detected.format, frames, budget);
-    return { ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format };
+    return servable({ ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format });
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
     const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
     const { width, height } = await checkSvgRenders(clean, budget);
-    return { bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height };
+    return servable({ bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height });
   }
   const what = detected.kind === 'text' ? 'text (not an SVG document)' : detected.mime;
   throw new ProblemError(

@@ -48,6 +48,16 @@ export function checkDeclaredUpload(field: string, maxBytes: number): RequestHan
   };
 }
 
+/** The form limits (multer's codes) in our words. */
+const PART_LIMITS: Partial<Record<MulterError['code'], string>> = {
+  LIMIT_PART_COUNT: 'at most 8 parts',
+  LIMIT_FILE_COUNT: 'exactly one file',
+  LIMIT_FIELD_KEY: 'field names of at most 100 bytes',
+  LIMIT_FIELD_VALUE: `field values of at most ${FIELD_MAX_BYTES} bytes`,
+  LIMIT_FIELD_COUNT: 'at most 6 fields',
+  MISSING_FIELD_NAME: 'every part needs a name',
+};
+
 export function multipartUpload(field: string, maxBytes: number): RequestHandler {
   const parser = multer({
     storage: multer.memoryStorage(),
@@ -73,14 +83,24 @@ export function multipartUpload(field: string, maxBytes: number): RequestHandler
               `Unexpected file field "${err.field ?? ''}": send exactly one file, named "${field}".`,
             ),
           );
-        } else
-          next(new ProblemError(problems.INVALID_MULTIPART, `Multipart limit exceeded: ${err.message}.`));
+        } else {
+          const limit = PART_LIMITS[err.code] ?? 'it breaks a limit of the form';
+          next(
+            new ProblemError(problems.INVALID_MULTIPART, `The multipart form is refused: ${limit}.`, {
+              cause: err,
+            }),
+          );
+        }
         return;
       }
       if (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        // The parser's own words (where it stopped, what it expected) stay in the cause, for the logs.
         next(
-          new ProblemError(problems.INVALID_MULTIPART, `The multipart body cannot be parsed: ${message}.`),
+          new ProblemError(
+            problems.INVALID_MULTIPART,
+            'The multipart body cannot be parsed: it is malformed or cut off.',
+            { cause: err },
+          ),
         );
         return;
       }

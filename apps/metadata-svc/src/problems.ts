@@ -50,7 +50,7 @@ export const problems = defineProblems({
   IMAGE_TOO_LARGE: {
     status: 413,
     title: 'Image too large to decode',
-    hint: 'The decoded image has more pixels than MAX_IMAGE_PIXELS, or decoding it takes longer than IMAGE_WORK_TIMEOUT_MS (see detail); scale it down or simplify it.',
+    hint: 'The decoded image has more pixels than MAX_IMAGE_PIXELS, decoding it takes longer than IMAGE_WORK_TIMEOUT_MS, or re-encoded it is over the 4 MiB a served image may be (see detail); scale it down or simplify it.',
   },
   INVALID_FILE_FORMAT: {
     status: 415,

@@ -1,6 +1,8 @@
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import type { ImageBudget } from './avatars/image-work';
+import { renderSvg } from './avatars/svg-render';
+import type { ImageFormat } from './image-validation';
 import { bundledFontFiles } from './fonts';
 
 export const IMAGE_SIZE = 270;
@@ -65,15 +67,26 @@ let fontFiles: string[] | undefined;
  * Renders a name's image as a 270×270 PNG with the fonts bundled from npm (system fonts only as fallback). The
  * avatar is scaled within `budget` (pixels and time); one that does not fit it falls back to the gradient.
  */
-export async function renderNameImage(name: string, budget: ImageBudget, avatar?: Buffer): Promise<Buffer> {
+export async function renderNameImage(
+  name: string,
+  budget: ImageBudget,
+  avatar?: { bytes: Buffer; format: ImageFormat },
+): Promise<Buffer> {
   let avatarPng: Buffer | undefined;
   if (avatar) {
     try {
-      avatarPng = await sharp(avatar, { limitInputPixels: budget.maxPixels, animated: false })
-        .timeout({ seconds: budget.timeoutSeconds })
-        .resize(IMAGE_SIZE, IMAGE_SIZE, { fit: 'cover' })
-        .png()
-        .toBuffer();
+      avatarPng =
+        avatar.format === 'svg'
+          ? await renderSvg(
+              avatar.bytes,
+              { width: IMAGE_SIZE, height: IMAGE_SIZE, fit: 'cover', enlarge: true },
+              budget,
+            )
+          : await sharp(avatar.bytes, { limitInputPixels: budget.maxPixels, animated: false })
+              .timeout({ seconds: budget.timeoutSeconds })
+              .resize(IMAGE_SIZE, IMAGE_SIZE, { fit: 'cover' })
+              .png()
+              .toBuffer();
     } catch {
       avatarPng = undefined; // an avatar that cannot be drawn falls back to the gradient
     }

@@ -58,8 +58,7 @@ export async function tokenImage(
     if (!image) {
       const avatar = await avatars.sourceOf(found.network, found.name, 'avatar');
       const etag = contentEtag(TEMPLATE_VERSION, found.name, avatar?.hash ?? '');
-      const render = () =>
-        ctx.imageWork.run(() => renderNameImage(found.name, ctx.imageBudget, avatar?.bytes));
+      const render = () => ctx.imageWork.run(() => renderNameImage(found.name, ctx.imageBudget, avatar));
       image = { etag, key, png: await cache.png(etag, render) };
       cache.rememberImageOfName(image);
     }

@@ -20,7 +20,17 @@ import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
 import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars/variants';
 import { ImageWork } from '../src/avatars/image-work';
-import { png, startEnsChain, startHarness, walletOf, type Harness } from './support';
+import {
+  imageRows,
+  png,
+  signedFields,
+  startEnsChain,
+  startHarness,
+  storedKeys,
+  upload,
+  walletOf,
+  type Harness,
+} from './support';
 
 let chain: EnsChain;
 let h: Harness;
@@ -120,7 +130,7 @@ describe('transforms: a fixed set of variants, every combination 200 or 4xx', ()
     for (const name of sources) {
       for (const query of queries) {
         const res = await get(`/sepolia/avatar/${name}?${query}`);
-        expect([name, query, res.status]).toEqual([name, query, 200]);
+        expect([name, query, res.status, res.status === 200 ? '' : res.text]).toEqual([name, query, 200, '']);
       }
     }
     // Outside the fixed set: 400 naming the parameter, nothing stored.
@@ -164,6 +174,28 @@ describe('image budgets', () => {
     expect(large.headers['content-type']).toBe('image/png');
   });
 
+  it('an SVG whose render no filter removal bounds is cut off at the time budget (404), the process still answering', async () => {
+    // 200 large blurs: a few hundred ms at the 32 px of validation, minutes at 1024 px (librsvg cannot be
+    // interrupted mid-render, and sharp's own timeout is only checked between tiles: the route's 45 s ran out first).
+    const blurs =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="1024"><filter id="b" x="-100" y="-100" ' +
+      'width="200" height="200"><feGaussianBlur stdDeviation="100"/></filter>' +
+      '<rect width="1024" height="1024" filter="url(#b)"/>'.repeat(200) +
+      '</svg>';
+    const name = await named('blurs', serve('/blurs.svg', Buffer.from(blurs), 'image/svg+xml'));
+    await get(`/sepolia/avatar/${name}/meta`).expect(200);
+    let renderAnswered = false;
+    const render = get(`/sepolia/avatar/${name}?width=1024&format=png`).then((res) => {
+      renderAnswered = true;
+      return res;
+    });
+    const health = await get('/health');
+    expect([health.status, renderAnswered]).toEqual([200, false]);
+    const res = await render;
+    expectProblem(res, 404, 'AVATAR_UNAVAILABLE');
+    expect(res.body).toMatchObject({ reason: 'too-large', detail: expect.stringMatching(/longer than/) });
+  }, 60_000);
+
   it('an image over the default pixel budget (a few KB of lossless WebP) is 404 too-large, not decoded', async () => {
     const bomb = await sharp({ create: { width: 4100, height: 4100, channels: 3, background: '#fff' } })
       .webp({ lossless: true, effort: 0 })
@@ -191,44 +223,68 @@ describe('image budgets', () => {
     expect(await second).toBe('second');
     expect(await work.run(async () => 'later')).toBe('later');
   });
+});
 
-  it('through HTTP: with one slot and no queue, concurrent first decodes answer 200 or 503 + Retry-After', async () => {
-    const busy = await startHarness(chain, {
+describe('through HTTP, with one image work slot and no queue', () => {
+  let busy: Harness;
+  beforeAll(async () => {
+    busy = await startHarness(chain, {
       IMAGE_FETCH_ALLOWED_ORIGINS: remoteUrl,
       IMAGE_WORK_CONCURRENCY: '1',
       IMAGE_WORK_QUEUE_MAX: '0',
       // Only the slot is under test: a decode slowed by a busy machine must not run out of time.
       IMAGE_WORK_TIMEOUT_MS: '60000',
     });
-    try {
-      const noise = await sharp(
-        Buffer.alloc(1000 * 1000 * 3).map(() => Math.floor(Math.random() * 256)),
-        {
-          raw: { width: 1000, height: 1000, channels: 3 },
-        },
-      )
-        .png({ compressionLevel: 0 })
-        .toBuffer();
-      const names = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map((i) => named(`busy${i}`, serve(`/busy${i}.png`, noise))),
-      );
-      const answers = await Promise.all(
-        names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
-      );
-      const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
-      expect(others.map((a) => [a.status, a.body])).toEqual([]);
-      const full = answers.filter((a) => a.status === 503);
-      expect(full.length).toBeGreaterThan(0);
-      for (const res of full) {
-        expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
-        expect(res.headers['retry-after']).toBe('1');
-      }
-      // A refused decode is not remembered: asked again alone, it is decoded.
-      const refused = names[answers.findIndex((a) => a.status === 503)] ?? '';
-      await request(busy.service.app).get(`/sepolia/avatar/${refused}`).expect(200);
-    } finally {
-      await busy.close();
+  }, 60_000);
+  afterAll(() => busy?.close());
+
+  it('concurrent first decodes answer 200 or 503 + Retry-After', async () => {
+    const noise = await sharp(
+      Buffer.alloc(1000 * 1000 * 3).map(() => Math.floor(Math.random() * 256)),
+      {
+        raw: { width: 1000, height: 1000, channels: 3 },
+      },
+    )
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const names = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => named(`busy${i}`, serve(`/busy${i}.png`, noise))),
+    );
+    const answers = await Promise.all(
+      names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
+    );
+    const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
+    expect(others.map((a) => [a.status, a.body])).toEqual([]);
+    const full = answers.filter((a) => a.status === 503);
+    expect(full.length).toBeGreaterThan(0);
+    for (const res of full) {
+      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('1');
     }
+    // A refused decode is not remembered: asked again alone, it is decoded.
+    const refused = names[answers.findIndex((a) => a.status === 503)] ?? '';
+    await request(busy.service.app).get(`/sepolia/avatar/${refused}`).expect(200);
+  });
+
+  it('an upload decodes in the same slots: with them full it is 503 + Retry-After, nothing stored, nonce unused', async () => {
+    let release = () => undefined as void;
+    const held = busy.service.context.imageWork.run(
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    const { name } = await chain.ens.registerEthName('poolfull', alice.address);
+    const fields = await signedFields(busy.service.app, alice);
+    const path = `/profile/sepolia/${name}/avatar`;
+    try {
+      const res = await upload(busy.service.app, path, 'avatar', await png(), fields);
+      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBe('1');
+      expect(await imageRows(busy.db)).toEqual([]);
+      expect(await storedKeys(busy.service.context.blobs)).toEqual([]);
+    } finally {
+      release();
+      await held;
+    }
+    await upload(busy.service.app, path, 'avatar', await png(), fields).expect(200);
   });
 });
 

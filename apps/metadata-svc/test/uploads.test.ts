@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import sharp from 'sharp';
 import type { Wallet } from 'ethers';
@@ -47,6 +48,7 @@ beforeAll(async () => {
     'files',
     'svg',
     'hdr',
+    'bighdr',
     'crowd',
     'counted',
   ]) {
@@ -57,6 +59,7 @@ beforeAll(async () => {
   await chain.ens.setText('files.eth', 'avatar', url('files.eth'));
   await chain.ens.setText('svg.eth', 'avatar', url('svg.eth'));
   await chain.ens.setText('hdr.eth', 'header', url('hdr.eth', 'header'));
+  await chain.ens.setText('bighdr.eth', 'header', url('bighdr.eth', 'header'));
   // A wrapped name: the registry owner is the NameWrapper, the token owner is alice.
   await chain.ens.registerEthName('wrapped', bob.address);
   await chain.ens.wrapName('wrapped.eth', alice.address);
@@ -213,6 +216,33 @@ describe('upload validation', () => {
     );
   });
 
+  it('a 4.5 MB header is kept when what is served of it fits 4 MiB, and refused 413 at upload when it would not', async () => {
+    // 4.5 MB of which re-encoding keeps what is drawn (a camera's file: a big EXIF preview, maker notes):
+    // well under the 4 MiB of an answer, served whole.
+    const drawn = await jpeg(1200, 400);
+    const photo = Buffer.concat([drawn, Buffer.alloc(4.5 * 1024 * 1024 - drawn.length)]);
+    expect(photo.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
+    const fields = await signedFields(app, alice, { scope: 'header' });
+    await upload(app, path('bighdr.eth', 'header'), 'header', photo, fields).expect(200);
+    const served = await request(app).get(path('bighdr.eth', 'header')).expect(200);
+    expect(served.headers['content-type']).toBe('image/jpeg');
+    expect(Number(served.headers['content-length'])).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // Lossless noise stays over 4 MiB re-encoded: refused at upload (it answered 200 and was then served as a 500).
+    const lossless = await sharp(randomBytes(1250 * 1250 * 3), {
+      raw: { width: 1250, height: 1250, channels: 3 },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(lossless.length).toBeGreaterThan(4.4 * 1024 * 1024);
+    expect(lossless.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
+    const before = await storedKeys(h.service.context.blobs);
+    const again = await signedFields(app, alice, { scope: 'header' });
+    const res = await upload(app, path('bighdr.eth', 'header'), 'header', lossless, again).expect(413);
+    expect(res.body).toMatchObject({ code: 'IMAGE_TOO_LARGE', detail: expect.stringMatching(/4 MiB/) });
+    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect((await request(app).get(path('bighdr.eth', 'header')).expect(200)).body).toEqual(served.body);
+  });
+
   it('413 for a decompression bomb (pixel limit)', async () => {
     const bomb = await sharp8k();
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
@@ -242,6 +272,26 @@ describe('upload validation', () => {
     expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(
       expect.arrayContaining(['body.siweSignature', 'body.address']),
     );
+  });
+
+  it("400 in our words for a multipart body cut off or over the form's limits, never the parser's own", async () => {
+    const before = await storedKeys(h.service.context.blobs);
+    const cut = await request(app)
+      .post(path('files.eth'))
+      .set('content-type', 'multipart/form-data; boundary=xyz')
+      .send('--xyz\r\nContent-Disposition: form-data; name="address"\r\n\r\n0x12');
+    expect(cut.status).toBe(400);
+    expect(cut.body).toMatchObject({ code: 'INVALID_MULTIPART', detail: expect.stringMatching(/cut off/) });
+    expect(cut.body.detail).not.toMatch(/Unexpected end of form/i);
+    let crowded = request(app).post(path('files.eth'));
+    for (let i = 0; i < 7; i++) crowded = crowded.field(`f${i}`, 'x');
+    const many = await crowded.attach('avatar', image, 'a.png');
+    expect(many.status).toBe(400);
+    expect(many.body).toMatchObject({
+      code: 'INVALID_MULTIPART',
+      detail: expect.stringMatching(/at most 6 fields/),
+    });
+    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
   });
 
   it('400 for a truncated PNG', async () => {

@@ -6,7 +6,6 @@ import {
   networksFromEnv,
   perNetwork,
   readView,
-  UpstreamError,
   type NetworkName,
   type NetworkProviders,
 } from '@nrp/chain';
@@ -17,6 +16,7 @@ import {
   ConfigError,
   createApp,
   createServiceMetrics,
+  NotReady,
   redisFromConfig,
   startUpSteps,
   type ServiceFactory,
@@ -184,7 +184,7 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     readiness[`${name}-index`] = async () => {
       const lag = await index.lag();
       if (lag > config.INDEX_MAX_LAG_BLOCKS) {
-        throw new Error(
+        throw new NotReady(
           `the names index is ${lag} blocks behind (INDEX_MAX_LAG_BLOCKS ${config.INDEX_MAX_LAG_BLOCKS})`,
         );
       }
@@ -198,7 +198,6 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     if (!controllerAddress) continue;
     // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
     readiness[`${name}-controller`] = async () => {
-      // The check answers the node's own error, as the RPC checks of the other services do.
       const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
         readView<T>(net.provider, {
           to: controllerAddress,
@@ -206,16 +205,14 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
           fn,
           args,
           context: `mint controller ${fn}`,
-        }).catch((err: unknown) => {
-          throw err instanceof UpstreamError ? err.cause : err;
         });
       const [[trusted], [treasury]] = await Promise.all([
         read<[boolean]>('signers', [signer.address]),
         read<[string]>('treasury', []),
       ]);
-      if (trusted !== true) throw new Error(`the controller does not trust signer ${signer.address}`);
+      if (trusted !== true) throw new NotReady(`the controller does not trust signer ${signer.address}`);
       if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
-        throw new Error(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
+        throw new NotReady(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
       }
     };
   }

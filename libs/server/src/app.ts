@@ -35,8 +35,16 @@ import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 import { sharedEndpoints, type EndpointHandler } from './shared-endpoints';
 
-/** A dependency check of /ready: rejects when not ready; a string answer is reported instead of `ok`. */
+/**
+ * A dependency check of /ready: rejects when not ready; a string answer is reported instead of `ok`. A rejection
+ * with `NotReady` is reported with its message; any other shows as `unreachable` and goes to the logs.
+ */
 export type ReadinessCheck = () => Promise<unknown>;
+
+/** Why a dependency is not ready, in the platform's words: `/ready` shows this message as the check's report. */
+export class NotReady extends Error {
+  override readonly name = 'NotReady';
+}
 
 export type HttpConfig = Pick<BaseConfig, 'CORS_ORIGINS' | 'TRUST_PROXY' | 'RATE_LIMIT_PER_MINUTE'>;
 
@@ -189,13 +197,18 @@ export function createApp(options: AppOptions): Express {
             const answer = await withDeadline(
               check(),
               ms,
-              () => new Error(`${name} did not answer within ${ms} ms`),
+              () => new NotReady(`${name} did not answer within ${ms} ms`),
             );
             // A check may say more than ok (how far an index is behind) by answering a string.
             checks[name] = typeof answer === 'string' ? answer : 'ok';
           } catch (err) {
             ready = false;
-            checks[name] = err instanceof Error ? err.message : 'failed';
+            // A driver's message names hosts, ports and socket codes: for the logs only.
+            if (err instanceof NotReady) checks[name] = err.message;
+            else {
+              checks[name] = `${name} unreachable`;
+              logger.warn({ check: name, err }, 'readiness check failed');
+            }
           }
         }),
       );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -11,7 +12,16 @@ import {
   ProblemError,
   queryBoolean,
 } from '@nrp/validation';
-import { createApp, createLogger, defineRoute, type AppOptions } from '../src';
+import { createDatabase } from '@nrp/db';
+import {
+  closeRedis,
+  createApp,
+  createLogger,
+  createRedisClient,
+  defineRoute,
+  NotReady,
+  type AppOptions,
+} from '../src';
 
 const problems = defineProblems({
   WIDGET_GONE: { status: 410, title: 'Widget gone', hint: 'It expired.' },
@@ -64,6 +74,15 @@ afterAll(async () => {
   await redis?.quit();
 });
 
+/** A port nothing listens on (just closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 function app(overrides: Partial<AppOptions> = {}) {
   return createApp({
     service: `test-svc-${randomUUID()}`,
@@ -111,14 +130,54 @@ describe('shared endpoints', () => {
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body).toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
-      checks: { db: 'ok', rpc: 'connect ECONNREFUSED' },
+      checks: { db: 'ok', rpc: 'rpc unreachable' },
     });
+  });
+
+  it('GET /ready names an unreachable Redis and database in our words, never their socket errors', async () => {
+    const closed = await closedPort();
+    const logger = createLogger('test', 'silent');
+    const downRedis = createRedisClient(`redis://127.0.0.1:${closed}`, logger);
+    const database = createDatabase({ url: `postgres://postgres@127.0.0.1:${closed}/test` });
+    try {
+      const res = await request(
+        app({ redis: downRedis, readiness: { database: () => database.ping() }, readinessTimeoutMs: 3000 }),
+      )
+        .get('/ready')
+        .expect(503);
+      expect(res.body.checks).toEqual({
+        database: 'database unreachable',
+        redis: 'redis unreachable',
+      });
+      expect(res.text).not.toMatch(new RegExp(`ECONN|127\\.0\\.0\\.1|${closed}`));
+    } finally {
+      await closeRedis(downRedis);
+      await database.close();
+    }
+  });
+
+  it('a check that rejects with NotReady is reported in its own words', async () => {
+    const res = await request(
+      app({ readiness: { index: () => Promise.reject(new NotReady('the index is 9 blocks behind')) } }),
+    )
+      .get('/ready')
+      .expect(503);
+    expect(res.body.checks.index).toBe('the index is 9 blocks behind');
   });
 
   it('GET /ready fails a check that hangs', async () => {
     const hanging = app({ readiness: { rpc: () => new Promise(() => undefined) }, readinessTimeoutMs: 100 });
     const res = await request(hanging).get('/ready').expect(503);
     expect(res.body.checks.rpc).toMatch(/did not answer/);
+  });
+
+  it("a path that cannot be decoded is a 400 in our words, not the decoder's", async () => {
+    const res = await request(server).get('/widgets/%E0%A4%A').expect(400);
+    expect(res.body).toMatchObject({
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/not well-formed/),
+    });
+    expect(res.text).not.toMatch(/Failed to decode|%E0%A4%A/);
   });
 
   it('GET /metrics exposes request duration histograms by route', async () => {

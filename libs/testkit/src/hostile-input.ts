@@ -3,7 +3,8 @@
  * schemas (through their JSON Schema), then mutated the way an attacker would (wrong types, huge and unicode
  * strings, `__proto__` keys, deep nesting, path traversal, `1e3`/`NaN`/`-0`, missing and extra fields, broken
  * bodies), sent over real HTTP. Each answer must be below 500, an error must be problem+json with its own status,
- * and a 4xx must leave the service's state (`fingerprint`) as it was.
+ * a 4xx must leave the service's state (`fingerprint`) as it was, and a member added to an object of a JSON body
+ * whose schema has fixed members must be refused: a 4xx, and when it is a 400 its `errors` name that member.
  */
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
@@ -28,6 +29,7 @@ type JsonSchema = {
   minItems?: number;
   maxItems?: number;
   properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
   required?: string[];
   $defs?: Record<string, JsonSchema>;
 };
@@ -45,6 +47,8 @@ interface HostileRequest {
   /** Sent as multipart/form-data fields (routes whose body is multipart), with a file part of these bytes. */
   multipartFile?: Uint8Array;
   mutation: string;
+  /** A member the body's schema does not know (`body.items.0.extra`): the answer must refuse it (400 naming it). */
+  unknownField?: string;
 }
 
 export interface HostileFinding {
@@ -312,6 +316,8 @@ type Mutation = (
   contentType?: string;
   /** Repeats the query parameter at this index (modulo the count). */
   duplicateQuery?: number;
+  /** The member a mutation added, and the path of the object it was added to. */
+  added?: { part: Part; path: Array<string | number>; key: string };
   note: string;
 };
 
@@ -337,8 +343,50 @@ function addMember(
   const base = target && typeof target === 'object' && !Array.isArray(target) ? target : {};
   return {
     parts: { ...parts, [part]: replaceAt(parts[part], path, withMember(base, member[0], member[1])) },
+    added: { part, path, key: member[0] },
     note: `${part}.${[...path, member[0]].join('.')}`,
   };
+}
+
+/** The schemas a value at `path` may have been generated from (references and unions expanded). */
+function schemasAt(schema: JsonSchema, root: JsonSchema, path: Array<string | number>): JsonSchema[] {
+  const expand = (s: JsonSchema, depth = 0): JsonSchema[] => {
+    if (depth > 8) return [];
+    if (s.$ref) return expand(resolveRef(root, s.$ref), depth + 1);
+    const alternatives = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])];
+    return alternatives.length > 0 ? alternatives.flatMap((a) => expand(a, depth + 1)) : [s];
+  };
+  let current = expand(schema);
+  for (const step of path) {
+    current = current.flatMap((s) => {
+      const child =
+        typeof step === 'number'
+          ? (s.prefixItems?.[step] ?? s.items)
+          : (s.properties?.[step] ??
+            (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined));
+      return child ? expand(child) : [];
+    });
+  }
+  return current;
+}
+
+/**
+ * Whether `key` is unknown to every object schema the value at `path` may have: an object of fixed members
+ * (a record or a loose object takes any key). A plain `z.object`, which drops unknown keys silently, counts as
+ * fixed: the platform's bodies are strict, so that is what the check is for.
+ */
+function unknownMember(schema: JsonSchema, path: Array<string | number>, key: string): boolean {
+  const objects = schemasAt(schema, schema, path).filter(
+    (s) => s.type === 'object' || s.properties !== undefined,
+  );
+  return (
+    objects.length > 0 &&
+    objects.every(
+      (s) =>
+        (s.additionalProperties === undefined || s.additionalProperties === false) &&
+        !Object.hasOwn(s.properties ?? {}, key),
+    )
+  );
 }
 
 const mutations: Record<string, Mutation> = {
@@ -455,6 +503,14 @@ function requestFor(
     return value === undefined ? '' : encodePathValue(value, mutation);
   });
   const multipart = route.bodyContentType === 'multipart/form-data';
+  const { added } = mutated;
+  const unknownField =
+    added?.part === 'body' &&
+    route.body !== undefined &&
+    !multipart &&
+    unknownMember(jsonSchemaOf(route.body), added.path, added.key)
+      ? ['body', ...added.path, added.key].join('.')
+      : undefined;
   return {
     method: route.method,
     path,
@@ -463,6 +519,7 @@ function requestFor(
     ...(route.body !== undefined ? { body: mutated.parts.body } : {}),
     ...(mutated.rawBody !== undefined ? { rawBody: mutated.rawBody } : {}),
     ...(multipart ? { multipartFile: file } : {}),
+    ...(unknownField ? { unknownField } : {}),
     mutation: `${mutation}${mutated.note ? ` ${mutated.note}` : ''}`,
   };
 }
@@ -565,12 +622,12 @@ function messageOf(err: unknown): string {
 }
 
 /** Why an answer breaks the rules, or undefined when it keeps them. */
-function violation(answer: Answer, stateChanged: boolean): string | undefined {
+function violation(answer: Answer, stateChanged: boolean, unknownField?: string): string | undefined {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
-  if (answer.status < 400) return undefined;
+  if (answer.status < 400) return unknownField ? `accepted the unknown field ${unknownField}` : undefined;
   if (!answer.contentType.startsWith('application/problem+json'))
     return `error with content type "${answer.contentType}"`;
-  let body: { status?: unknown; code?: unknown };
+  let body: { status?: unknown; code?: unknown; errors?: unknown };
   try {
     body = JSON.parse(answer.body) as typeof body;
   } catch {
@@ -579,12 +636,73 @@ function violation(answer: Answer, stateChanged: boolean): string | undefined {
   if (body.status !== answer.status || typeof body.code !== 'string')
     return `problem body ${answer.body.slice(0, 200)}`;
   if (stateChanged) return `a ${answer.status} (${body.code}) changed the stored state`;
+  // A 400 about the request's fields lists them all (401, 413, 415, 429 come before the schemas and say so).
+  if (unknownField && answer.status === 400) {
+    const named =
+      Array.isArray(body.errors) &&
+      body.errors.some((e: unknown) => (e as { path?: unknown } | null)?.path === unknownField);
+    if (!named)
+      return `a 400 that does not name the unknown field ${unknownField}: ${answer.body.slice(0, 300)}`;
+  }
   return undefined;
 }
 
 function describe(req: HostileRequest): string {
   const body = req.rawBody ?? (req.body === undefined ? '' : JSON.stringify(req.body));
   return `${req.method.toUpperCase()} ${req.path.slice(0, 200)} ${JSON.stringify(req.query).slice(0, 200)} ${body.slice(0, 300)}`;
+}
+
+/**
+ * One request per object of a generated JSON body that has fixed members, with an unknown member `extra` added
+ * there and the route's credential sent, so every such body of every route is checked whatever fast-check draws.
+ */
+function unknownFieldProbes(
+  route: RouteDefinition,
+  known: Record<string, Json[]>,
+  headers: Record<string, string>,
+  seed: number | undefined,
+): HostileRequest[] {
+  if (route.body === undefined || route.bodyContentType === 'multipart/form-data') return [];
+  const [parts] = fc.sample(
+    fc.record({
+      params: partOf(route.params, known),
+      query: partOf(route.query, known),
+      body: partOf(route.body, known),
+    }),
+    { numRuns: 1, ...(seed === undefined ? {} : { seed }) },
+  );
+  if (!parts) return [];
+  return pathsOf(parts.body)
+    .map((_path, index) => addMember(parts, { part: 'body', index }, ['extra', 1]))
+    .filter((mutated, index, all) => all.findIndex((m) => m.note === mutated.note) === index)
+    .slice(0, 8)
+    .map((mutated) => requestFor(route, mutated, 'unknownField', headers, new Uint8Array()))
+    .filter((req) => req.unknownField !== undefined);
+}
+
+/** The first probe whose answer breaks the rules (the state is compared as for generated requests). */
+async function firstProbeFinding(
+  target: HostileTarget,
+  probes: HostileRequest[],
+): Promise<Omit<HostileFinding, 'operationId' | 'seed'> | undefined> {
+  for (const req of probes) {
+    const before = await target.fingerprint();
+    let answer: Answer;
+    try {
+      answer = await sendHostileRequest(target.url, req);
+    } catch (err) {
+      return {
+        mutation: req.mutation,
+        request: describe(req),
+        status: 0,
+        problem: `no answer: ${messageOf(err)}`,
+      };
+    }
+    const changed = answer.status >= 400 && answer.status < 500 && (await target.fingerprint()) !== before;
+    const problem = violation(answer, changed, req.unknownField) ?? pollution();
+    if (problem) return { mutation: req.mutation, request: describe(req), status: answer.status, problem };
+  }
+  return undefined;
 }
 
 /**
@@ -595,6 +713,13 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
   const findings: HostileFinding[] = [];
   const known = target.knownValues ?? {};
   for (const route of target.routes) {
+    const credential = (route.security ? target.credentials?.[route.security] : undefined) ?? {};
+    const probes = unknownFieldProbes(route, known, credential, target.seed);
+    const probeFinding = await firstProbeFinding(target, probes);
+    if (probeFinding) {
+      findings.push({ operationId: route.operationId, seed: target.seed ?? 0, ...probeFinding });
+      continue;
+    }
     const request = fc
       .record({
         params: partOf(route.params, known),
@@ -640,7 +765,7 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
         const refused = answer.status >= 400 && answer.status < 500;
         const changed = refused && (await target.fingerprint()) !== before;
         if (!refused || changed) before = undefined;
-        const problem = violation(answer, changed) ?? pollution();
+        const problem = violation(answer, changed, req.unknownField) ?? pollution();
         if (problem) last = { req, status: answer.status, problem };
         return problem === undefined;
       }),

@@ -16,7 +16,12 @@ describe('hostileInputFindings', () => {
       budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
       summary: 'validates, then stores',
       params: z.object({ id: z.string().regex(/^[a-z]{1,8}$/) }),
-      body: z.object({ amount: z.string().regex(/^\d{1,10}$/), note: z.string().max(20).optional() }),
+      body: z.strictObject({
+        amount: z.string().regex(/^\d{1,10}$/),
+        note: z.string().max(20).optional(),
+        // A record takes any key: a member added here is no unknown field.
+        tags: z.record(z.string(), z.string().max(20)).optional(),
+      }),
       responses: { 200: { description: 'stored', schema: z.object({ ok: z.boolean() }) } },
       handler: ({ params, body }) => {
         validCalls++;
@@ -31,7 +36,7 @@ describe('hostileInputFindings', () => {
       operationId: 'throws',
       budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
       summary: 'throws on non-digits',
-      body: z.object({
+      body: z.strictObject({
         amount: z
           .string()
           .regex(/^\d+$/)
@@ -46,7 +51,7 @@ describe('hostileInputFindings', () => {
       operationId: 'writesThenRefuses',
       budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
       summary: 'stores before it checks',
-      body: z.object({ label: z.string() }),
+      body: z.strictObject({ label: z.string() }),
       responses: { 200: { description: 'ok' } },
       handler: ({ body }, _req, res) => {
         stored.push(body.label);
@@ -72,7 +77,7 @@ describe('hostileInputFindings', () => {
       operationId: 'hangsUp',
       budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
       summary: 'closes the connection on a long note',
-      body: z.object({ note: z.string() }),
+      body: z.strictObject({ note: z.string() }),
       responses: { 200: { description: 'ok' } },
       handler: ({ body }, req, res) => {
         if (body.note.length > 10) req.socket.destroy();
@@ -92,6 +97,31 @@ describe('hostileInputFindings', () => {
         else res.json({ ok: true });
       },
     }),
+    // Unknown members dropped silently: at the top, and inside a strict body.
+    defineRoute({
+      method: 'post',
+      path: '/loose',
+      operationId: 'loose',
+      budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
+      summary: 'drops unknown members',
+      body: z.object({ label: z.string() }),
+      responses: { 200: { description: 'ok' } },
+      handler: (_input, _req, res) => {
+        res.json({ ok: true });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/loose-inside',
+      operationId: 'looseInside',
+      budget: { bodyBytes: 100 * 1024, answerBytes: 1024 * 1024, timeMs: 10_000 },
+      summary: 'drops unknown members of an item',
+      body: z.strictObject({ items: z.array(z.object({ label: z.string() })).min(1) }),
+      responses: { 200: { description: 'ok' } },
+      handler: (_input, _req, res) => {
+        res.json({ ok: true });
+      },
+    }),
   ];
 
   beforeAll(async () => {
@@ -99,7 +129,7 @@ describe('hostileInputFindings', () => {
   });
   afterAll(() => running.shutdown());
 
-  it('finds the 500, the write on a 4xx, the error that is not problem+json and the hang-up; nothing on the sound route', async () => {
+  it('finds the 500, the write on a 4xx, the error that is not problem+json, the hang-up and unknown members accepted; nothing on the sound route', async () => {
     const findings = await hostileInputFindings({
       url: running.url,
       routes,
@@ -112,6 +142,8 @@ describe('hostileInputFindings', () => {
       writesThenRefuses: expect.stringMatching(/^a 409 \(TAKEN\) changed the stored state/),
       plainError: 'error with content type "text/plain; charset=utf-8"',
       hangsUp: expect.stringMatching(/^no answer: socket hang up/),
+      loose: 'accepted the unknown field body.extra',
+      looseInside: 'accepted the unknown field body.items.0.extra',
     });
     // Generation reaches the handler with valid requests, not only refusals.
     expect(validCalls).toBeGreaterThan(0);

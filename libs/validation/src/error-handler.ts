@@ -25,11 +25,22 @@ export function toProblem(err: unknown): ProblemError {
         `The request body exceeds the limit of ${err.limit ?? 'unknown'} bytes.`,
       );
     }
+    // What a parser says (where it stopped, the bytes it met) goes to the logs with the cause, not into the answer.
     if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
-      return new ProblemError(commonProblems.UNSUPPORTED_MEDIA_TYPE, err.message);
+      return new ProblemError(
+        commonProblems.UNSUPPORTED_MEDIA_TYPE,
+        'The body must be UTF-8 and uncompressed.',
+        { cause: err },
+      );
     }
     const status = err.status ?? err.statusCode;
-    if (status === 400) return new ProblemError(commonProblems.INVALID_INPUT, err.message);
+    if (status === 400) {
+      return new ProblemError(
+        commonProblems.INVALID_INPUT,
+        'The request cannot be read: its URL or body is not well-formed (a broken percent-encoding, for one).',
+        { cause: err },
+      );
+    }
   }
   return new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.', { cause: err });
 }

@@ -282,7 +282,9 @@ export function createAvatars(ctx: MetadataContext) {
       const resolved = await resolve(network, name, kind);
       if (!resolved?.ok) return undefined;
       const blob = await ctx.blobs.get(`${AVATAR_SOURCE_PREFIX}${resolved.source.hash}`);
-      return blob ? { hash: resolved.source.hash, bytes: blob.bytes } : undefined;
+      return blob
+        ? { hash: resolved.source.hash, bytes: blob.bytes, format: resolved.source.format }
+        : undefined;
     },
   };
 }

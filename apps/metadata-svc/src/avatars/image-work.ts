@@ -4,17 +4,28 @@ import { commonProblems, ProblemError } from '@nrp/validation';
 /** What one image may cost: decoded pixels (all frames together) and the time of one decode, transform or render. */
 export interface ImageBudget {
   maxPixels: number;
-  /** Whole seconds (libvips' own timeout), at least 1. */
+  /** Whole seconds (libvips' own timeout, checked between tiles), at least 1. */
   timeoutSeconds: number;
+  /** The same time in ms: an SVG render process is killed when it is up. */
+  timeoutMs: number;
 }
 
 export function imageBudget(maxPixels: number, timeoutMs: number): ImageBudget {
-  return { maxPixels, timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) };
+  return { maxPixels, timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)), timeoutMs };
 }
 
-/** Whether a sharp error is its timeout firing (`timeout: 6% complete`). */
+/** An SVG render cut off at the budget's time. */
+export class ImageTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`SVG render killed after ${timeoutMs} ms`);
+  }
+}
+
+/** Whether an image job ran out of time: sharp's timeout firing (`timeout: 6% complete`) or a killed SVG render. */
 export function isImageTimeout(err: unknown): boolean {
-  return err instanceof Error && /^timeout: \d+% complete/.test(err.message);
+  return (
+    err instanceof ImageTimeoutError || (err instanceof Error && /^timeout: \d+% complete/.test(err.message))
+  );
 }
 
 /**

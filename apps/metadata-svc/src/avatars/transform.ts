@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { TRANSFORM_FITS, type OutputFormat, type TransformQuery } from '@nrp/api';
 import type { ImageBudget } from './image-work';
+import { renderSvg } from './svg-render';
 import type { ImageFormat } from '../image-validation';
 
 /** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
@@ -56,7 +57,7 @@ export function transformKey(t: Transform): string {
 
 /**
  * Applies `t` to source bytes (already validated: a raster within the budget's pixels, or a sanitised SVG) within
- * the budget's time (a sharp timeout error otherwise). Animated GIF and WebP stay animated when the output is webp
+ * the budget's time (a timeout error otherwise; an SVG is rendered by `renderSvg`, cut off at that time). Animated GIF and WebP stay animated when the output is webp
  * or gif (png, jpeg and avif take the first frame). Never enlarges.
  */
 export async function applyTransform(
@@ -66,27 +67,40 @@ export async function applyTransform(
   budget: ImageBudget,
 ): Promise<{ bytes: Buffer; contentType: string }> {
   if (t.format === 'original') throw new Error('applyTransform called for the original bytes');
+  const size = {
+    ...(t.width !== undefined ? { width: t.width } : {}),
+    ...(t.height !== undefined ? { height: t.height } : {}),
+    fit: t.fit,
+  };
+  if (source === 'svg') {
+    // Rendered and resized in its own process (cut off at the budget's time); only the encoding is left here.
+    const png = await renderSvg(bytes, size, budget);
+    if (t.format === 'png') return { bytes: png, contentType: CONTENT_TYPES.png };
+    return encode(sharp(png, { failOn: 'error' }).timeout({ seconds: budget.timeoutSeconds }), t.format);
+  }
   const animated = (source === 'gif' || source === 'webp') && (t.format === 'webp' || t.format === 'gif');
   let pipeline = sharp(bytes, { limitInputPixels: budget.maxPixels, animated, failOn: 'error' }).timeout({
     seconds: budget.timeoutSeconds,
   });
   if (t.width !== undefined || t.height !== undefined) {
-    pipeline = pipeline.resize({
-      ...(t.width !== undefined ? { width: t.width } : {}),
-      ...(t.height !== undefined ? { height: t.height } : {}),
-      fit: t.fit,
-      withoutEnlargement: true,
-    });
+    pipeline = pipeline.resize({ ...size, withoutEnlargement: true });
   }
+  return encode(pipeline, t.format);
+}
+
+async function encode(
+  pipeline: sharp.Sharp,
+  format: OutputFormat | 'gif',
+): Promise<{ bytes: Buffer; contentType: string }> {
   const out =
-    t.format === 'webp'
+    format === 'webp'
       ? pipeline.webp({ quality: 82 })
-      : t.format === 'avif'
+      : format === 'avif'
         ? pipeline.avif({ quality: 55, effort: 2 })
-        : t.format === 'png'
+        : format === 'png'
           ? pipeline.png()
-          : t.format === 'gif'
+          : format === 'gif'
             ? pipeline.gif()
             : pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 85, mozjpeg: true });
-  return { bytes: await out.toBuffer(), contentType: CONTENT_TYPES[t.format] };
+  return { bytes: await out.toBuffer(), contentType: CONTENT_TYPES[format] };
 }

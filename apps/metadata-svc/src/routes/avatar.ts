@@ -52,8 +52,8 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         'open one, an error status and a refused address look alike). The type comes from the bytes (jpeg, png, ' +
         'gif, webp, svg — SVG sanitised as for uploads, without feTurbulence, feConvolveMatrix and feMorphology). ' +
         '**Budget per image:** MAX_IMAGE_PIXELS decoded pixels (all frames; default 4096×4096, else 404 ' +
-        '`too-large`) and IMAGE_WORK_TIMEOUT_MS for one decode or transform (whole seconds; else 404 ' +
-        '`too-large`); decodes and transforms run at most IMAGE_WORK_CONCURRENCY at once per process with ' +
+        '`too-large`) and IMAGE_WORK_TIMEOUT_MS for one decode or transform (else 404 `too-large`; an SVG is ' +
+        'rendered in a child process killed at that time, so no document holds a CPU longer); decodes and transforms run at most IMAGE_WORK_CONCURRENCY at once per process with ' +
         'IMAGE_WORK_QUEUE_MAX waiting, beyond which the answer is 503 SERVICE_UNAVAILABLE with `Retry-After: 1` ' +
         `at once. **Transforms, a fixed set:** width and height each one of ${TRANSFORM_SIZES.join(', ')} ` +
         `(px, at most ${MAX_TRANSFORM_DIMENSION}; never enlarged; anything else is 400), fit ` +

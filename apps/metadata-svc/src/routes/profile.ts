@@ -63,14 +63,19 @@ function routesFor(
         '`address`. The type comes from the bytes (jpeg, png, gif, webp, svg); rasters are decoded under a pixel ' +
         'limit (all frames together) and re-encoded in their format, so no metadata of the file is published (EXIF ' +
         'such as GPS position, XMP, IPTC, ICC profile — pixels converted to sRGB —, comments, PNG text chunks; a ' +
-        "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); SVG is sanitised " +
+        "JPEG's EXIF orientation is applied to the pixels; animated GIF and WebP keep their frames); what is kept is " +
+        `served whole, so it is at most ${MAX_ANSWER_BYTES} bytes (4 MiB, the answer budget of every route): the ` +
+        'body may reach the upload limit (a 5 MB header), but an image still over 4 MiB once re-encoded is 413 ' +
+        '`IMAGE_TOO_LARGE` at upload, never stored. SVG is sanitised ' +
         '(no scripts, event handlers, `foreignObject`, `<style>`, `<metadata>`, or references outside the ' +
         'document). The file is validated BEFORE the signature is checked, so a rejected file does not use up the ' +
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
         'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
-        'the same signer) is replaced. Pending uploads are bounded: an address may have ' +
+        'the same signer) is replaced. The decode takes a slot of the image work pool shared with avatars ' +
+        '(IMAGE_WORK_CONCURRENCY, IMAGE_WORK_QUEUE_MAX waiting; beyond: 503 `SERVICE_UNAVAILABLE` with ' +
+        '`Retry-After: 1`, nothing stored, the nonce unused). Pending uploads are bounded: an address may have ' +
         `${ctx.config.PENDING_UPLOADS_PER_UPLOADER} (PENDING_UPLOADS_PER_UPLOADER, all names; beyond: 429 ` +
         `\`PENDING_UPLOAD_LIMIT\`), and one name and kind ${ctx.config.PENDING_UPLOADS_PER_NAME} from addresses ` +
         'other than its owner (PENDING_UPLOADS_PER_NAME; beyond: 409 `NAME_PENDING_LIMIT`; the owner is never ' +
@@ -103,11 +108,13 @@ function routesFor(
         problems.PENDING_UPLOAD_LIMIT,
         commonProblems.RATE_LIMITED,
         commonProblems.UPSTREAM_ERROR,
+        commonProblems.SERVICE_UNAVAILABLE,
       ],
       rateLimit: { name: `upload-${kind}`, windowMs: 60_000, limit: ctx.config.UPLOAD_RATE_LIMIT_PER_MINUTE },
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
-        const image = await validateImage(uploadedBytes(req.file), ctx.imageBudget);
+        // Decoding is image work like an avatar's: the same slots, so uploads cannot starve or flood them.
+        const image = await ctx.imageWork.run(() => validateImage(uploadedBytes(req.file), ctx.imageBudget));
         const target = { network: params.network, name: params.subname, kind };
         const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {
