@@ -5,6 +5,7 @@ import {
   mintControllerInterface,
   nameWrapperInterface,
   readBlock,
+  readBlockNumber,
   readLogs,
   readView,
   type BlockHeader,
@@ -80,7 +81,7 @@ export class NetworkNameIndex {
 
   /** Blocks between the confirmed head and the cursor (what /ready and the metric report). */
   async lag(): Promise<number> {
-    const head = await this.network.provider.getBlockNumber();
+    const head = await readBlockNumber(this.network.provider, this.networkName);
     const [latest] = await latestCheckpoints(this.ctx.db, this.networkName, 1);
     const lag = Math.max(0, head - this.settings.confirmations - this.cursorOf(latest));
     this.report.lag(lag);
@@ -132,7 +133,7 @@ export class NetworkNameIndex {
       return { holder: false, cursor: -1, target: -1, batches: 0 };
     }
     const provider = this.network.provider;
-    const target = (await provider.getBlockNumber()) - this.settings.confirmations;
+    const target = (await readBlockNumber(provider, this.networkName)) - this.settings.confirmations;
     let batches = 0;
     let rolledBackTo: number | undefined;
     for (;;) {

@@ -147,3 +147,15 @@ export async function readBlock(
   if (!isQuantity(block.timestamp)) throw toUpstreamError(context, new Error('a block without a timestamp'));
   return { number: blockNumber, hash: block.hash, timestamp: Number(block.timestamp) };
 }
+
+/** The node's head block number now, sent as is like readBlock (ethers may answer an earlier head for 250 ms). */
+export async function readBlockNumber(provider: JsonRpcApiProvider, context: string): Promise<number> {
+  let answer: unknown;
+  try {
+    answer = await provider.send('eth_blockNumber', []);
+  } catch (err) {
+    throw toUpstreamError(context, err);
+  }
+  if (!isQuantity(answer)) throw toUpstreamError(context, new Error('the node answered no block number'));
+  return Number(answer);
+}

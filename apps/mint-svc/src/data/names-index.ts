@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { statementGroups } from '@nrp/db';
 import type { MintDatabase } from './schema';
 import type { IndexedName } from './names';
 
@@ -123,11 +124,12 @@ export async function applyBatch(
     if (locked.cursor !== expectedCursor) return 'cursor-moved';
     const latest = new Map<string, NameChange>();
     for (const change of batch.changes) latest.set(change.node, change);
-    if (batch.minted.length > 0) {
+    // A backfill batch may hold tens of thousands of rows: several statements, one transaction.
+    for (const group of statementGroups(batch.minted, 12)) {
       await trx
         .insertInto('mint_names')
         .values(
-          batch.minted.map((n) => {
+          group.map((n) => {
             const state = latest.get(n.node);
             if (!state) throw new Error(`minted name ${n.name} has no state`);
             return {
@@ -148,11 +150,11 @@ export async function applyBatch(
         )
         .execute();
     }
-    if (batch.changes.length > 0) {
+    for (const group of statementGroups(batch.changes, 7)) {
       await trx
         .insertInto('mint_name_changes')
         .values(
-          batch.changes.map((c) => ({
+          group.map((c) => ({
             network,
             node: c.node,
             block_number: c.blockNumber,
@@ -165,19 +167,17 @@ export async function applyBatch(
         .execute();
     }
     const mintedNodes = new Set(batch.minted.map((n) => n.node));
-    for (const state of latest.values()) {
-      if (mintedNodes.has(state.node)) continue;
-      await trx
-        .updateTable('mint_names')
-        .set({
-          owner: state.owner,
-          wrapped: state.wrapped,
-          expiry: expiryText(state.expiry),
-          updated_block: state.blockNumber,
-        })
-        .where('network', '=', network)
-        .where('node', '=', state.node)
-        .execute();
+    const changed = [...latest.values()].filter((state) => !mintedNodes.has(state.node));
+    for (const group of statementGroups(changed, 5)) {
+      const rows = group.map(
+        (c) =>
+          sql`(${c.node}, ${c.owner}, ${c.wrapped}::boolean, ${expiryText(c.expiry)}::bigint, ${c.blockNumber}::integer)`,
+      );
+      await sql`
+        UPDATE mint_names AS n
+        SET owner = c.owner, wrapped = c.wrapped, expiry = c.expiry, updated_block = c.block_number
+        FROM (VALUES ${sql.join(rows)}) AS c (node, owner, wrapped, expiry, block_number)
+        WHERE n.network = ${network} AND n.node = c.node`.execute(trx);
     }
     await batch.appendEvents(trx);
     await trx

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { statementGroups } from '@nrp/db';
 import type { MintDatabase } from './schema';
 
 /** A name as the index holds it. */
@@ -21,15 +22,18 @@ export async function findNames(
   network: string,
   nodes: string[],
 ): Promise<Map<string, IndexedName>> {
-  if (nodes.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('mint_names')
-    .select(['node', 'name', 'parent_name', 'label', 'owner', 'wrapped', 'minted_at', 'tx_hash'])
-    .select(sql<string | null>`expiry::text`.as('expiry'))
-    .where('network', '=', network)
-    .where('node', 'in', nodes)
-    .execute();
-  return new Map(rows.map((r) => [r.node, toIndexedName(r)]));
+  const found = new Map<string, IndexedName>();
+  for (const group of statementGroups(nodes, 1)) {
+    const rows = await db
+      .selectFrom('mint_names')
+      .select(['node', 'name', 'parent_name', 'label', 'owner', 'wrapped', 'minted_at', 'tx_hash'])
+      .select(sql<string | null>`expiry::text`.as('expiry'))
+      .where('network', '=', network)
+      .where('node', 'in', group)
+      .execute();
+    for (const r of rows) found.set(r.node, toIndexedName(r));
+  }
+  return found;
 }
 
 function toIndexedName(r: {
