@@ -14,6 +14,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getAddress, hexlify, Interface, randomBytes, Wallet } from 'ethers';
 import { sql } from 'kysely';
+import pino from 'pino';
 import { listingInputSchema } from '@nrp/api';
 import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
   }
   await provider.send('evm_setAutomine', [true]);
   const head = await provider.getBlockNumber();
+  console.error(`${MINTS} mints and ${MINTS} transfers mined up to block ${head}; indexing`);
 
   const config = loadConfig(configSchema, {
     LOG_LEVEL: 'silent',
@@ -155,7 +157,8 @@ async function main(): Promise<void> {
       : {}),
   });
   const listing = { ...listingInputSchema.parse({ basePriceWei: '0' }), paymentReceiver: owner.address };
-  const service = await createService(config, createLogger('bench', 'silent'));
+  // Failures of the indexer show on stderr (the table is the only stdout).
+  const service = await createService(config, createLogger('bench', process.env.BENCH_LOG_LEVEL ?? 'silent', pino.destination(2)));
   const indexStart = Date.now();
   await service.context.listings.upsert({
     network: 'sepolia',

@@ -1,5 +1,8 @@
-/** PostgreSQL's protocol carries at most 65,535 bind parameters in one statement. */
-const MAX_PARAMETERS = 65_535;
+/**
+ * PostgreSQL's protocol carries at most 65,535 bind parameters in one statement, and PGlite's client reads the count
+ * as a signed 16-bit number (past 32,767 its parser fails with "Invalid array length").
+ */
+const MAX_PARAMETERS = 32_767;
 
 /**
  * `rows` cut into groups small enough for one multi-row statement each, when every row binds `parametersPerRow`
