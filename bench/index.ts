@@ -158,7 +158,10 @@ async function main(): Promise<void> {
   });
   const listing = { ...listingInputSchema.parse({ basePriceWei: '0' }), paymentReceiver: owner.address };
   // Failures of the indexer show on stderr (the table is the only stdout).
-  const service = await createService(config, createLogger('bench', process.env.BENCH_LOG_LEVEL ?? 'silent', pino.destination(2)));
+  const service = await createService(
+    config,
+    createLogger('bench', process.env.BENCH_LOG_LEVEL ?? 'silent', pino.destination(2)),
+  );
   const indexStart = Date.now();
   await service.context.listings.upsert({
     network: 'sepolia',
