@@ -1,33 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { concat, getAddress, keccak256, toBeHex, ZeroAddress } from 'ethers';
 import {
   ensRegistryInterface,
   mintControllerInterface,
   nameWrapperInterface,
+  readBlock,
+  readBlockNumber,
   readLogs,
   readView,
+  type BlockHeader,
   type DecodedLog,
 } from '@nrp/chain';
 import { dnsDecode } from '@nrp/ens';
-import { newEvent } from '@nrp/outbox';
 import { startPeriodic, type Logger, type PeriodicTask } from '@nrp/server';
-import type { PlatformEvent } from '@nrp/api';
 import type { MintNetworkContext, MintServiceContext } from './context';
 import {
   applyBatch,
-  findNames,
   latestCheckpoints,
-  listedParentNames,
   pruneCheckpoints,
   releaseLease,
   rollBackTo,
   takeLease,
   type Checkpoint,
-  type IndexedName,
-  type NameChange,
-  type NewName,
 } from './data/names-index';
+import { findNames, listedParentNames } from './data/names';
+import { foldLogs, mintLogs, touchedNodes } from './names-fold';
 
 /** How many batch ends are kept to find where a reorganised chain forked from the indexed one. */
 const CHECKPOINTS_KEPT = 256;
@@ -54,7 +51,17 @@ export interface IndexProgress {
 
 type ControllerNetwork = MintNetworkContext & { mintController: string };
 
-type FoldState = Pick<IndexedName, 'name' | 'parentName' | 'owner' | 'wrapped' | 'expiry'>;
+/** Where an index reports its lag and its failed runs (the metrics). */
+export interface IndexReport {
+  lag(blocks: number): void;
+  failures(count: number): void;
+}
+
+/** The failed runs in a row and when the next is tried (for /ready; why they failed goes to the logs). */
+export interface IndexHealth {
+  failures: number;
+  retryInMs: number;
+}
 
 /** The index of one network: one tick reads every confirmed batch it can (when it holds the lease). */
 export class NetworkNameIndex {
@@ -67,16 +74,23 @@ export class NetworkNameIndex {
     private readonly network: ControllerNetwork,
     private readonly settings: NameIndexSettings,
     private readonly holder: string,
-    private readonly onLag: (blocks: number) => void,
+    private readonly report: IndexReport,
   ) {}
 
   /** Blocks between the confirmed head and the cursor (what /ready and the metric report). */
   async lag(): Promise<number> {
-    const head = await this.network.provider.getBlockNumber();
+    const head = await readBlockNumber(this.network.provider, this.networkName);
     const [latest] = await latestCheckpoints(this.ctx.db, this.networkName, 1);
     const lag = Math.max(0, head - this.settings.confirmations - this.cursorOf(latest));
-    this.onLag(lag);
+    this.report.lag(lag);
     return lag;
+  }
+
+  health(): IndexHealth {
+    return {
+      failures: this.failures,
+      retryInMs: Math.max(0, this.retryAt - Date.now()),
+    };
   }
 
   /**
@@ -91,10 +105,10 @@ export class NetworkNameIndex {
       return progress;
     } catch (err) {
       this.failures += 1;
-      const wait = Math.min(this.settings.maxBackoffMs, this.settings.intervalMs * 2 ** this.failures);
-      this.retryAt = Date.now() + wait;
+      this.retryAt = Date.now() + retryDelayMs(this.settings, this.failures);
       throw err;
     } finally {
+      this.report.failures(this.failures);
       await this.lag().catch(() => undefined);
     }
   }
@@ -114,7 +128,7 @@ export class NetworkNameIndex {
       return { holder: false, cursor: -1, target: -1, batches: 0 };
     }
     const provider = this.network.provider;
-    const target = (await provider.getBlockNumber()) - this.settings.confirmations;
+    const target = (await readBlockNumber(provider, this.networkName)) - this.settings.confirmations;
     let batches = 0;
     let rolledBackTo: number | undefined;
     for (;;) {
@@ -141,25 +155,28 @@ export class NetworkNameIndex {
     return { holder: true, cursor: this.cursorOf(latest), target, batches, rolledBackTo };
   }
 
-  /** The newest checkpoint still on the chain when the newest is not (a reorganisation), else undefined. */
+  /**
+   * The newest checkpoint still on the chain when the newest is not (a reorganisation), else undefined. By hash,
+   * read fresh: a new chain may have grown past the old one's height a moment after the last look.
+   */
   private async forkPoint(checkpoints: Checkpoint[]): Promise<number | undefined> {
     for (const [i, checkpoint] of checkpoints.entries()) {
-      const block = await this.network.provider.getBlock(checkpoint.blockNumber);
+      const block = await readBlock(this.network.provider, checkpoint.blockNumber, this.networkName);
       if (block?.hash === checkpoint.blockHash) return i === 0 ? undefined : checkpoint.blockNumber;
     }
     // None is left: every indexed block is undone (back to the configured start).
     return checkpoints.length === 0 ? undefined : this.settings.startBlock - 1;
   }
 
-  private async blockHash(blockNumber: number): Promise<string> {
-    const block = await this.network.provider.getBlock(blockNumber);
-    if (!block?.hash) throw new Error(`${this.networkName}: block ${blockNumber} is not available`);
-    return block.hash;
+  private async block(blockNumber: number): Promise<BlockHeader> {
+    const block = await readBlock(this.network.provider, blockNumber, this.networkName);
+    if (!block) throw new Error(`${this.networkName}: block ${blockNumber} is not available`);
+    return block;
   }
 
   private async indexRange(expectedCursor: number | null, from: number, to: number) {
     const { contracts, mintController, provider } = this.network;
-    const hashBefore = await this.blockHash(to);
+    const hashBefore = (await this.block(to)).hash;
     const logs = await readLogs(
       provider,
       [
@@ -176,7 +193,7 @@ export class NetworkNameIndex {
       `indexing ${this.networkName} blocks ${from}-${to}`,
     );
     // The logs belong to the chain whose block `to` is hashBefore only if it still is (no reorganisation meanwhile).
-    if ((await this.blockHash(to)) !== hashBefore) {
+    if ((await this.block(to)).hash !== hashBefore) {
       throw new Error(`${this.networkName}: the chain changed while blocks ${from}-${to} were read`);
     }
     const folded = await this.fold(logs);
@@ -190,148 +207,19 @@ export class NetworkNameIndex {
   /** The names minted in `logs`, and every later change of a name the index knows, in chain order. */
   private async fold(logs: DecodedLog[]) {
     const { contracts, mintController, config } = this.network;
-    const isFrom = (log: DecodedLog, address: string) => log.address.toLowerCase() === address.toLowerCase();
-    const mints = logs.filter((l) => isFrom(l, mintController) && l.event.name === 'SubnameMinted');
-    // A wrapped mint: the NameWrapper issued the token in the mint's own transaction.
-    const wrappedInTx = new Set<string>();
-    for (const log of logs) {
-      if (!isFrom(log, contracts.nameWrapper)) continue;
-      for (const node of this.wrapperNodes(log)) wrappedInTx.add(`${log.transactionHash}:${node}`);
-    }
-    const touched = new Set<string>();
-    for (const log of logs) for (const node of this.changedNodes(log, contracts)) touched.add(node);
-    const known = await findNames(this.ctx.db, this.networkName, [...touched]);
+    const mints = mintLogs(logs, mintController);
+    const known = await findNames(this.ctx.db, this.networkName, touchedNodes(logs, contracts));
     const parents = await this.parentNames(mints.map((m) => String(m.event.args.parentNode)));
     const timestamps = await this.timestamps(mints.map((m) => m.blockNumber));
-
-    const state = new Map<string, FoldState>(known);
-    const minted: NewName[] = [];
-    const changes: NameChange[] = [];
-    const events: PlatformEvent[] = [];
-    const record = (log: DecodedLog, node: string, next: FoldState) => {
-      state.set(node, next);
-      const last = changes.at(-1);
-      const change = { node, blockNumber: log.blockNumber, logIndex: log.logIndex, ...next };
-      if (
-        last &&
-        last.node === node &&
-        last.blockNumber === log.blockNumber &&
-        last.logIndex === log.logIndex
-      )
-        changes[changes.length - 1] = change;
-      else changes.push(change);
-    };
-    const eventData = (log: DecodedLog, name: FoldState) => ({
-      network: this.networkName,
+    return foldLogs(logs, {
+      networkName: this.networkName,
       chainId: config.chainId,
-      name: name.name,
-      parentName: name.parentName,
-      wrapped: name.wrapped,
-      expiry: name.expiry,
-      txHash: log.transactionHash,
-      blockNumber: log.blockNumber,
+      contracts,
+      mintController,
+      known,
+      parents,
+      timestamps,
     });
-    const transfer = (
-      log: DecodedLog,
-      node: string,
-      owner: string,
-      wrapped: boolean,
-      expiry?: number | null,
-    ) => {
-      const current = state.get(node);
-      if (!current) return;
-      const next = {
-        ...current,
-        owner: getAddress(owner),
-        wrapped,
-        expiry: expiry === undefined ? (wrapped ? current.expiry : null) : expiry,
-      };
-      record(log, node, next);
-      if (next.owner !== current.owner) {
-        events.push(
-          newEvent('name.transferred', next.parentName, {
-            ...eventData(log, next),
-            from: current.owner,
-            to: next.owner,
-          }),
-        );
-      }
-    };
-
-    for (const log of logs) {
-      const args = log.event.args;
-      if (isFrom(log, mintController)) {
-        const node = String(args.node);
-        const parentNode = String(args.parentNode);
-        const parentName = parents.get(parentNode) ?? `[${parentNode.slice(2)}]`;
-        const wrapped = wrappedInTx.has(`${log.transactionHash}:${node}`);
-        const next: FoldState = {
-          name: `${String(args.label)}.${parentName}`,
-          parentName,
-          owner: getAddress(String(args.owner)),
-          wrapped,
-          expiry: wrapped ? Number(args.expiry) : null,
-        };
-        const mintedAt = new Date((timestamps.get(log.blockNumber) ?? 0) * 1000);
-        if (!state.has(node)) {
-          minted.push({
-            node,
-            name: next.name,
-            parentName,
-            label: String(args.label),
-            mintedAt,
-            txHash: log.transactionHash,
-            blockNumber: log.blockNumber,
-          });
-        }
-        record(log, node, next);
-        events.push(
-          newEvent('name.minted', parentName, { ...eventData(log, next), owner: next.owner }, mintedAt),
-        );
-        continue;
-      }
-      if (isFrom(log, contracts.nameWrapper)) {
-        const event = log.event.name;
-        if (event === 'TransferSingle' || event === 'TransferBatch') {
-          if (String(args.to) === ZeroAddress) continue; // burnt: an unwrap (the registry's Transfer follows)
-          for (const node of this.wrapperNodes(log)) transfer(log, node, String(args.to), true);
-        } else if (event === 'NameWrapped') {
-          transfer(log, String(args.node), String(args.owner), true, Number(args.expiry));
-        } else if (event === 'ExpiryExtended') {
-          const current = state.get(String(args.node));
-          if (current) record(log, String(args.node), { ...current, expiry: Number(args.expiry) });
-        }
-        continue;
-      }
-      // The registry: a holder that is the NameWrapper means wrapped (its own events name the holder).
-      const [node] = this.changedNodes(log, contracts);
-      const owner = String(args.owner);
-      if (node && owner.toLowerCase() !== contracts.nameWrapper.toLowerCase())
-        transfer(log, node, owner, false);
-    }
-    return { minted, changes, events };
-  }
-
-  /** The token ids (as nodes) of a NameWrapper log. */
-  private wrapperNodes(log: DecodedLog): string[] {
-    const args = log.event.args;
-    switch (log.event.name) {
-      case 'TransferSingle':
-        return [toBeHex(BigInt(String(args.id)), 32)];
-      case 'TransferBatch':
-        return (args.ids as bigint[]).map((id) => toBeHex(id, 32));
-      default:
-        return [String(args.node)];
-    }
-  }
-
-  /** The nodes whose holder or expiry a log may change. */
-  private changedNodes(log: DecodedLog, contracts: ControllerNetwork['contracts']): string[] {
-    const args = log.event.args;
-    if (log.address.toLowerCase() === contracts.nameWrapper.toLowerCase()) return this.wrapperNodes(log);
-    if (log.address.toLowerCase() !== contracts.ensRegistry.toLowerCase()) return [];
-    if (log.event.name === 'NewOwner') return [keccak256(concat([String(args.node), String(args.label)]))];
-    return [String(args.node)];
   }
 
   /** Parent names by node: the listing's, else the NameWrapper's `names` (wrapped parents), else `[node]`. */
@@ -353,14 +241,17 @@ export class NetworkNameIndex {
 
   private async timestamps(blockNumbers: number[]): Promise<Map<number, number>> {
     const unique = [...new Set(blockNumbers)];
-    const blocks = await Promise.all(unique.map((n) => this.network.provider.getBlock(n)));
-    const found = new Map<number, number>();
-    for (const [i, block] of blocks.entries()) {
-      if (!block) throw new Error(`${this.networkName}: block ${unique[i]} is not available`);
-      found.set(block.number, block.timestamp);
-    }
-    return found;
+    const blocks = await Promise.all(unique.map((n) => this.block(n)));
+    return new Map(blocks.map((b) => [b.number, b.timestamp]));
   }
+}
+
+/** The wait before the next run after `failures` failed runs in a row: the interval doubled each time, capped. */
+export function retryDelayMs(
+  settings: Pick<NameIndexSettings, 'intervalMs' | 'maxBackoffMs'>,
+  failures: number,
+) {
+  return Math.min(settings.maxBackoffMs, settings.intervalMs * 2 ** failures);
 }
 
 /** The indexers of every network with a mint controller, each on the shared periodic loop. */
@@ -373,7 +264,7 @@ export function startNameIndexers(
   ctx: MintServiceContext,
   settingsOf: (network: string) => NameIndexSettings,
   logger: Logger,
-  onLag: (network: string, blocks: number) => void,
+  reportOf: (network: string) => IndexReport,
 ): NameIndexers {
   const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
   const indexes = new Map<string, NetworkNameIndex>();
@@ -388,7 +279,7 @@ export function startNameIndexers(
       { ...network, mintController: controller },
       settings,
       holder,
-      (blocks) => onLag(name, blocks),
+      reportOf(name),
     );
     indexes.set(name, index);
     tasks.push(startPeriodic(`name index ${name}`, settings.intervalMs, () => index.tick(), logger));

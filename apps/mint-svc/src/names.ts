@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { encodeCursor, type namesQuerySchema, type NamesPage } from '@nrp/api';
 import type { MintServiceContext } from './context';
-import { listNames } from './data/names-index';
+import { listNames } from './data/names';
 
 /** One page of the names minted through our controller that match, in code point order of the name. */
 export async function listMintedNames(

@@ -164,6 +164,12 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     labelNames: ['network'],
     registers: [metrics.registry],
   });
+  const failuresGauge = new Gauge({
+    name: 'name_index_failures',
+    help: 'Failed runs in a row of the names index, by network (0 after a run that succeeded).',
+    labelNames: ['network'],
+    registers: [metrics.registry],
+  });
   const indexers = startNameIndexers(
     ctx,
     (name) => ({
@@ -175,7 +181,10 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
       maxBackoffMs: config.INDEX_MAX_BACKOFF_MS,
     }),
     logger,
-    (network, blocks) => lagGauge.set({ network }, blocks),
+    (network) => ({
+      lag: (blocks) => lagGauge.set({ network }, blocks),
+      failures: (count) => failuresGauge.set({ network }, count),
+    }),
   );
   onShutdown.unshift(() => indexers.stop());
 
@@ -183,12 +192,14 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   for (const [name, index] of indexers.indexes) {
     readiness[`${name}-index`] = async () => {
       const lag = await index.lag();
+      const { failures, retryInMs } = index.health();
+      const failing = failures > 0 ? `; ${failures} failed runs in a row (next in ${retryInMs} ms)` : '';
       if (lag > config.INDEX_MAX_LAG_BLOCKS) {
         throw new NotReady(
-          `the names index is ${lag} blocks behind (INDEX_MAX_LAG_BLOCKS ${config.INDEX_MAX_LAG_BLOCKS})`,
+          `the names index is ${lag} blocks behind (INDEX_MAX_LAG_BLOCKS ${config.INDEX_MAX_LAG_BLOCKS})${failing}`,
         );
       }
-      return `ok, ${lag} blocks behind`;
+      return `ok, ${lag} blocks behind${failing}`;
     };
   }
   // Redis (when configured) shares the rate-limit counters between replicas.

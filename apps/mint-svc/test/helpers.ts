@@ -63,7 +63,11 @@ export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}):
 /** anvil + ENS + a MintController (treasury: anvil account 9) + the service on a test database. */
 export async function startMintTestEnv(
   extraEnv:
-    Record<string, string> | ((chain: EnsChain, controllerAddress: string) => Record<string, string>) = {},
+    | Record<string, string>
+    | ((
+        chain: EnsChain,
+        controllerAddress: string,
+      ) => Record<string, string> | Promise<Record<string, string>>) = {},
 ): Promise<MintTestEnv> {
   const chain = await startEnsChain();
   try {
@@ -90,7 +94,7 @@ export async function startMintTestEnv(
       env: serviceEnv(chain, {
         SEPOLIA_MINT_CONTROLLER: controllerAddress,
         TREASURY_ADDRESS: treasury,
-        ...(typeof extraEnv === 'function' ? extraEnv(chain, controllerAddress) : extraEnv),
+        ...(typeof extraEnv === 'function' ? await extraEnv(chain, controllerAddress) : extraEnv),
       }),
       overrides: { database: db, now: clock.now },
       handedIn: [db],

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { sql } from 'kysely';
 import {
   createTestDatabase,
   NO_SHARED_POSTGRES,
@@ -175,6 +176,96 @@ describe('the names index survives kill -9 in the middle of a batch', () => {
       expect(await mintedEvents()).toEqual(all);
       const ready = await request(second.url).get('/ready').expect(200);
       expect(ready.body.checks['sepolia-index']).toMatch(/^ok, \d+ blocks behind$/);
+    },
+    180_000,
+  );
+});
+
+describe('one indexer per network across processes (a lease in PostgreSQL)', () => {
+  async function lease(): Promise<{ holder: string; expiresAt: Date; now: Date } | undefined> {
+    const row = await db.db
+      .withSchema(SCHEMA)
+      .selectFrom('mint_index_leases')
+      .select(['holder', 'expires_at', sql<Date>`now()`.as('now')])
+      .where('network', '=', 'sepolia')
+      .executeTakeFirst();
+    return row && { holder: row.holder, expiresAt: new Date(row.expires_at), now: new Date(row.now) };
+  }
+  /** A holder is `host:pid:uuid`. */
+  const pidOf = (holder: string | undefined) => Number(holder?.split(':')[1]);
+
+  async function mint(label: string): Promise<void> {
+    const minter = accountAt(env.chain, 3).address;
+    const signed = await request(env.app)
+      .post('/api/v1/mint')
+      .send({ isTestnet: true, parentName: 'crash.eth', label, minterAddress: minter, expiryInYears: 1 })
+      .expect(200);
+    const total = BigInt(signed.body.content.price) + BigInt(signed.body.content.fee);
+    await sendMint(env, walletAt(env, 3), mintArgs(signed.body), total);
+  }
+
+  crashIt(
+    'two processes on one database: one indexes, the other takes over only once the first is killed and its lease lapsed',
+    async () => {
+      // The crash test's processes stop gracefully (giving the lease up); two fresh replicas share the database.
+      for (const svc of started.splice(0)) await svc.stop();
+      const replicas = [
+        await startServiceProcess(ENTRY, processEnv(db.url ?? '')),
+        await startServiceProcess(ENTRY, processEnv(db.url ?? '')),
+      ];
+      started.push(...replicas);
+      await until(
+        async () => {
+          const holder = pidOf((await lease())?.holder);
+          return replicas.some((r) => r.pid === holder);
+        },
+        'one replica holds the lease',
+        30_000,
+      );
+      const holderPid = pidOf((await lease())?.holder);
+      const [first, second] = replicas[0]?.pid === holderPid ? replicas : [...replicas].reverse();
+      if (!first || !second) throw new Error('two replicas expected');
+
+      // Over two lease periods (1.5 s each) and a mint, the lease stays with the first: it renews, the other waits.
+      await mint('lease-a');
+      const watchUntil = Date.now() + 3_000;
+      while (Date.now() < watchUntil) {
+        expect(pidOf((await lease())?.holder)).toBe(first.pid);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await until(
+        async () => (await indexedNames()).includes('lease-a.crash.eth'),
+        'lease-a indexed',
+        30_000,
+      );
+      // The replica without the lease serves reads and reports the shared index's lag.
+      const standby = await request(second.url).get('/ready').expect(200);
+      expect(standby.body.checks['sepolia-index']).toMatch(/^ok, \d+ blocks behind$/);
+
+      await first.kill();
+      const lapsesAt = (await lease())?.expiresAt;
+      if (!lapsesAt) throw new Error('no lease after the kill');
+      await mint('lease-b');
+      // Until the dead one's lease lapses (database time) nobody takes it; then the second does.
+      await until(
+        async () => {
+          const now = await lease();
+          if (now && now.now < lapsesAt) expect(pidOf(now.holder)).toBe(first.pid);
+          return pidOf(now?.holder) === second.pid;
+        },
+        'the second replica takes the lease over',
+        30_000,
+      );
+      await until(
+        async () => (await indexedNames()).includes('lease-b.crash.eth'),
+        'lease-b indexed',
+        30_000,
+      );
+      const events = await mintedEvents();
+      expect(events.filter((n) => n.startsWith('lease-'))).toEqual([
+        'lease-a.crash.eth',
+        'lease-b.crash.eth',
+      ]);
     },
     180_000,
   );

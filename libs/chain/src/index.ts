@@ -22,7 +22,14 @@ export { withDeadline } from './deadline';
 export { ChainProvider, createProvider } from './provider';
 export { createNetworkProviders, type NetworkProviders } from './network-providers';
 export { NoValue, callView, readView, type ViewCall } from './call-view';
-export { readLogs, type DecodedLog, type LogSource } from './logs';
+export {
+  readBlock,
+  readBlockNumber,
+  readLogs,
+  type BlockHeader,
+  type DecodedLog,
+  type LogSource,
+} from './logs';
 export { observeRpcCalls, type RpcCall, type RpcOutcome } from './rpc-calls';
 export {
   NON_PUBLIC_ADDRESS,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JsonRpcProvider, zeroPadValue } from 'ethers';
-import { ensRegistryInterface, readLogs, UpstreamError } from '../src';
+import { ensRegistryInterface, readBlock, readLogs, UpstreamError } from '../src';
 
 const REGISTRY = '0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e';
 const transferTopic = ensRegistryInterface.getEvent('Transfer')?.topicHash ?? '';
@@ -66,6 +66,23 @@ describe('readLogs', () => {
   it('a log that does not decode as its event (garbage from the node) is an UpstreamError, not a partial read', async () => {
     const owner = zeroPadValue('0x02', 32);
     await expect(read([log(owner, 1), log('0x1234', 2)])).rejects.toBeInstanceOf(UpstreamError);
+  });
+
+  it('a log of a block outside the range read, or a list of no logs, is garbage (UpstreamError)', async () => {
+    const owner = zeroPadValue('0x02', 32);
+    await expect(read([log(owner, 1, 11)])).rejects.toBeInstanceOf(UpstreamError);
+    await expect(read([{ address: 'garbage' }])).rejects.toBeInstanceOf(UpstreamError);
+  });
+
+  it('readBlock: an answer that is not the block asked for is an UpstreamError', async () => {
+    const node = await fakeNode([]);
+    servers.push(node.server);
+    const provider = new JsonRpcProvider(node.url, 11155111, { staticNetwork: true });
+    try {
+      await expect(readBlock(provider, 5, 'test')).rejects.toBeInstanceOf(UpstreamError);
+    } finally {
+      provider.destroy();
+    }
   });
 
   it('a node that is not there is an UpstreamError', async () => {

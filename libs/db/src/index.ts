@@ -13,3 +13,4 @@ export {
 } from './errors';
 export { databaseEnvSchema, databaseFromEnv, databaseSchemaEnv, requireDatabaseUrlInProduction } from './env';
 export type { DatabaseEnv } from './env';
+export { statementGroups } from './statement-rows';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { assertSchemaName } from '@nrp/db';
+import { assertSchemaName, statementGroups } from '@nrp/db';
 import type { PlatformEvent, WebhookEventType } from '@nrp/api';
 
 /** Where a producing service writes its events, inside the transaction of the change. */
@@ -17,14 +17,15 @@ export function createEventOutbox(table: string, enabled: boolean): EventOutbox 
   if (!enabled) return { append: async () => undefined };
   return {
     async append(db, events) {
-      if (events.length === 0) return;
-      const rows = events.map(
-        (e) =>
-          sql`(${e.id}::uuid, ${e.type}, ${e.parentName}, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.data)}::jsonb)`,
-      );
-      await sql`
-        INSERT INTO ${sql.table(name)} (id, type, parent_name, occurred_at, data)
-        VALUES ${sql.join(rows)}`.execute(db);
+      for (const group of statementGroups(events, 5)) {
+        const rows = group.map(
+          (e) =>
+            sql`(${e.id}::uuid, ${e.type}, ${e.parentName}, ${e.occurredAt}::timestamptz, ${JSON.stringify(e.data)}::jsonb)`,
+        );
+        await sql`
+          INSERT INTO ${sql.table(name)} (id, type, parent_name, occurred_at, data)
+          VALUES ${sql.join(rows)}`.execute(db);
+      }
     },
   };
 }

@@ -22,3 +22,4 @@ export * from './fingerprint';
 export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
+export * from './rpc-proxy';

@@ -1,19 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import { statementGroups } from '@nrp/db';
 import type { MintDatabase } from './schema';
-
-/** A name as the index holds it. */
-export interface IndexedName {
-  node: string;
-  name: string;
-  parentName: string;
-  label: string;
-  owner: string;
-  wrapped: boolean;
-  /** Unix seconds, or null (unwrapped). */
-  expiry: number | null;
-  mintedAt: Date;
-  txHash: string;
-}
+import type { IndexedName } from './names';
 
 /** A new state of a name at one log. */
 export interface NameChange {
@@ -100,63 +88,6 @@ export async function latestCheckpoints(
   return rows.map((r) => ({ blockNumber: r.block_number, blockHash: r.block_hash }));
 }
 
-/** The names of `nodes` already indexed on `network`. */
-export async function findNames(
-  db: Kysely<MintDatabase>,
-  network: string,
-  nodes: string[],
-): Promise<Map<string, IndexedName>> {
-  if (nodes.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('mint_names')
-    .select(['node', 'name', 'parent_name', 'label', 'owner', 'wrapped', 'minted_at', 'tx_hash'])
-    .select(sql<string | null>`expiry::text`.as('expiry'))
-    .where('network', '=', network)
-    .where('node', 'in', nodes)
-    .execute();
-  return new Map(rows.map((r) => [r.node, toIndexedName(r)]));
-}
-
-function toIndexedName(r: {
-  node: string;
-  name: string;
-  parent_name: string;
-  label: string;
-  owner: string;
-  wrapped: boolean;
-  expiry: string | null;
-  minted_at: Date;
-  tx_hash: string;
-}): IndexedName {
-  return {
-    node: r.node,
-    name: r.name,
-    parentName: r.parent_name,
-    label: r.label,
-    owner: r.owner,
-    wrapped: r.wrapped,
-    expiry: r.expiry === null ? null : Number(r.expiry),
-    mintedAt: new Date(r.minted_at),
-    txHash: r.tx_hash,
-  };
-}
-
-/** The listed parent names of `parentNodes` on `network` (a listing names its parent's node). */
-export async function listedParentNames(
-  db: Kysely<MintDatabase>,
-  network: string,
-  parentNodes: string[],
-): Promise<Map<string, string>> {
-  if (parentNodes.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('mint_listings')
-    .select(['parent_node', 'parent_name'])
-    .where('network', '=', network)
-    .where('parent_node', 'in', parentNodes)
-    .execute();
-  return new Map(rows.map((r) => [r.parent_node, r.parent_name]));
-}
-
 /** Locks the lease row of `holder` (null when another replica holds it) and reads the cursor. */
 async function lockCursor(
   trx: Kysely<MintDatabase>,
@@ -193,11 +124,12 @@ export async function applyBatch(
     if (locked.cursor !== expectedCursor) return 'cursor-moved';
     const latest = new Map<string, NameChange>();
     for (const change of batch.changes) latest.set(change.node, change);
-    if (batch.minted.length > 0) {
+    // A backfill batch may hold tens of thousands of rows: several statements, one transaction.
+    for (const group of statementGroups(batch.minted, 12)) {
       await trx
         .insertInto('mint_names')
         .values(
-          batch.minted.map((n) => {
+          group.map((n) => {
             const state = latest.get(n.node);
             if (!state) throw new Error(`minted name ${n.name} has no state`);
             return {
@@ -218,11 +150,11 @@ export async function applyBatch(
         )
         .execute();
     }
-    if (batch.changes.length > 0) {
+    for (const group of statementGroups(batch.changes, 7)) {
       await trx
         .insertInto('mint_name_changes')
         .values(
-          batch.changes.map((c) => ({
+          group.map((c) => ({
             network,
             node: c.node,
             block_number: c.blockNumber,
@@ -235,19 +167,17 @@ export async function applyBatch(
         .execute();
     }
     const mintedNodes = new Set(batch.minted.map((n) => n.node));
-    for (const state of latest.values()) {
-      if (mintedNodes.has(state.node)) continue;
-      await trx
-        .updateTable('mint_names')
-        .set({
-          owner: state.owner,
-          wrapped: state.wrapped,
-          expiry: expiryText(state.expiry),
-          updated_block: state.blockNumber,
-        })
-        .where('network', '=', network)
-        .where('node', '=', state.node)
-        .execute();
+    const changed = [...latest.values()].filter((state) => !mintedNodes.has(state.node));
+    for (const group of statementGroups(changed, 5)) {
+      const rows = group.map(
+        (c) =>
+          sql`(${c.node}, ${c.owner}, ${c.wrapped}::boolean, ${expiryText(c.expiry)}::bigint, ${c.blockNumber}::integer)`,
+      );
+      await sql`
+        UPDATE mint_names AS n
+        SET owner = c.owner, wrapped = c.wrapped, expiry = c.expiry, updated_block = c.block_number
+        FROM (VALUES ${sql.join(rows)}) AS c (node, owner, wrapped, expiry, block_number)
+        WHERE n.network = ${network} AND n.node = c.node`.execute(trx);
     }
     await batch.appendEvents(trx);
     await trx
@@ -314,37 +244,4 @@ export async function pruneCheckpoints(
         ORDER BY block_number DESC LIMIT ${keep}
       ) AS newest
     )`.execute(db);
-}
-
-export interface NameFilter {
-  network: string;
-  owner?: string;
-  parentName?: string;
-  labelSearch?: string;
-  /** Names after this one (code point order). */
-  after?: string;
-  limit: number;
-}
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** One page of names in code point order. */
-export async function listNames(db: Kysely<MintDatabase>, filter: NameFilter): Promise<IndexedName[]> {
-  let query = db
-    .selectFrom('mint_names')
-    .select(['node', 'name', 'parent_name', 'label', 'owner', 'wrapped', 'minted_at', 'tx_hash'])
-    .select(sql<string | null>`expiry::text`.as('expiry'))
-    .where('network', '=', filter.network);
-  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
-  if (filter.parentName !== undefined) query = query.where('parent_name', '=', filter.parentName);
-  if (filter.labelSearch !== undefined)
-    query = query.where(sql<boolean>`label ILIKE ${likePattern(filter.labelSearch)}`);
-  if (filter.after !== undefined) query = query.where(sql<boolean>`name COLLATE "C" > ${filter.after}`);
-  const rows = await query
-    .orderBy(sql`name COLLATE "C"`)
-    .limit(filter.limit)
-    .execute();
-  return rows.map(toIndexedName);
 }

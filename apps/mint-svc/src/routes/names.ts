@@ -13,9 +13,11 @@ export function namesRoute(ctx: MintServiceContext) {
       "The service's index of the controller's `SubnameMinted` events, following each name's holder (NameWrapper " +
       "`TransferSingle`/`TransferBatch` for wrapped names, the registry's `Transfer`/`NewOwner` for unwrapped ones) " +
       'and its NameWrapper expiry, INDEX_CONFIRMATIONS blocks under the head. Filters combine (`owner`, `parentName`, ' +
-      '`labelSearch`). Names come in code point order, `size` per page (at most 100); `nextCursor` is the opaque ' +
-      'cursor of the next page (a cursor this service did not hand out is 400). How far the index is behind the ' +
-      'chain: `/ready` and the metric `name_index_lag_blocks`.',
+      '`labelSearch`). Names come in code point order, `size` per page (1 to 100); `nextCursor` is the opaque ' +
+      'cursor of the next page. 400 (problem+json): an `owner` that is not an address, an unknown `network` or ' +
+      'parameter, a `parentName` that does not normalise, a `size` outside 1-100, a cursor this service did not hand ' +
+      'out. How far the index is behind the chain, and its failed runs in a row: `/ready` and the metrics ' +
+      '`name_index_lag_blocks`, `name_index_failures`.',
     budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 10_000 },
     tags: ['names'],
     query: namesQuerySchema,

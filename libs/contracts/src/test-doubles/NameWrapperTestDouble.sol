@@ -34,6 +34,13 @@ contract NameWrapperTestDouble {
     event NameWrapped(bytes32 indexed node, bytes name, address owner, uint32 fuses, uint64 expiry);
     event NameUnwrapped(bytes32 indexed node, address owner);
     event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value);
+    event TransferBatch(
+        address indexed operator,
+        address indexed from,
+        address indexed to,
+        uint256[] ids,
+        uint256[] values
+    );
     event ApprovalForAll(address indexed account, address indexed operator, bool approved);
 
     error Unauthorised(bytes32 node, address addr);
@@ -78,6 +85,32 @@ contract NameWrapperTestDouble {
     function setApprovalForAll(address operator, bool approved) external {
         _approvals[msg.sender][operator] = approved;
         emit ApprovalForAll(msg.sender, operator, approved);
+    }
+
+    /// @notice ERC-1155 transfer of one name token (amount 1) by its owner or an approved operator.
+    function safeTransferFrom(address from, address to, uint256 id, uint256 amount, bytes calldata) external {
+        _transfer(from, to, id, amount);
+        emit TransferSingle(msg.sender, from, to, id, amount);
+    }
+
+    /// @notice ERC-1155 transfer of several name tokens in one call: one TransferBatch event.
+    function safeBatchTransferFrom(
+        address from,
+        address to,
+        uint256[] calldata ids,
+        uint256[] calldata amounts,
+        bytes calldata
+    ) external {
+        require(ids.length == amounts.length, 'ids and amounts length mismatch');
+        for (uint256 i = 0; i < ids.length; i++) _transfer(from, to, ids[i], amounts[i]);
+        emit TransferBatch(msg.sender, from, to, ids, amounts);
+    }
+
+    function _transfer(address from, address to, uint256 id, uint256 amount) internal {
+        require(to != address(0), 'transfer to the zero address');
+        require(from == msg.sender || isApprovedForAll(from, msg.sender), 'caller is not owner nor approved');
+        require(amount == 1 && _owners[id] == from, 'insufficient balance');
+        _owners[id] = to;
     }
 
     function canModifyName(bytes32 node, address addr) public view returns (bool) {
