@@ -2,11 +2,10 @@
  * `npm run bench:load`: the dev stack of `npm start` (anvil with ENS, the demo names and every service's hook), each
  * service in its own child process, then one service at a time under a mix of its everyday requests at
  * BENCH_CONNECTIONS (64) connections for BENCH_DURATION seconds (30) with autocannon.
- * Storage: by default PGlite and process memory, the services run from source as `npm start` runs them (`node -r
- * esbuild-register apps/<service>/src/main.ts`: PGlite is the development database, and a bundle cannot load its
- * extensions). With DATABASE_URL the services run as in production: each from its built bundle
- * (`dist/apps/<service>/main.js`, built first by `scripts/build-service.ts`, the `nx build` target) on PostgreSQL (a
- * schema of its own per run, dropped at the end), and with REDIS_URL they share rate limits and caches through Redis.
+ * Each service runs as in production, from its built bundle (`dist/apps/<service>/main.js`, built first by
+ * `scripts/build-service.ts`, the `nx build` target). Storage: by default PGlite (in memory) and process memory;
+ * with DATABASE_URL PostgreSQL (a schema of its own per service and run, dropped at the end), and with REDIS_URL the
+ * services share rate limits and caches through Redis.
  * Prints one table: requests/s, p50/p95/p99 latency, errors split into 429 and everything else (the goal is zero
  * non-429 errors), and the service process's peak RSS (VmHWM from /proc: Linux only).
  *
@@ -259,7 +258,7 @@ function printTable(rows: Row[]): void {
   console.log(
     [
       `Load: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per service, one service at a time; ` +
-        `${DATABASE_URL ? 'PostgreSQL, built bundles' : 'PGlite, from source'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
+        `built bundles, ${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
       row(header),
       `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
       ...lines.map(row),
@@ -311,10 +310,7 @@ async function main(): Promise<void> {
     const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, HOST);
     for (const module of services) {
       const url = urls[module.key];
-      const entry = DATABASE_URL
-        ? [bundle(module.name)]
-        : ['-r', 'esbuild-register', path.join('apps', module.name, 'src', 'main.ts')];
-      const child = spawn(process.execPath, entry, {
+      const child = spawn(process.execPath, [bundle(module.name)], {
         env: {
           ...process.env,
           ...ctx.env,

@@ -48,13 +48,17 @@ parentPort.on('message', async ({ url, total, concurrency }) => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   let next = 0;
   let failures = 0;
-  const get = () => new Promise((resolve, reject) => {
+  // A kept-alive socket the server closed as it was reused is retried once on a new one (Node's advice).
+  const get = (retried = false) => new Promise((resolve, reject) => {
     const req = http.request(url, { agent }, (res) => {
       if (res.statusCode !== 200) failures++;
       res.resume();
       res.on('end', resolve);
     });
-    req.on('error', reject);
+    req.on('error', (err) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') get(true).then(resolve, reject);
+      else reject(err);
+    });
     req.end();
   });
   const started = process.hrtime.bigint();

@@ -15,8 +15,11 @@ import { build } from 'esbuild';
 
 const root = path.resolve(__dirname, '..');
 
-/** Loaded from node_modules, never bundled: native addons, and packages that read files beside their code. */
-const RUNTIME_PACKAGES = ['sharp', '@resvg/resvg-js', 'jsdom', 'swagger-ui-dist'];
+/**
+ * Loaded from node_modules, never bundled: native addons, and packages that read files beside their code (PGlite's
+ * WebAssembly build and its extensions' archives, found through `import.meta.url`, which a CommonJS bundle lacks).
+ */
+const RUNTIME_PACKAGES = ['sharp', '@resvg/resvg-js', 'jsdom', 'swagger-ui-dist', '@electric-sql/pglite'];
 
 /** Packages a source file finds with a computed `require.resolve` at run time, which a bundler cannot follow. */
 const RESOLVED_AT_RUN_TIME: Record<string, string[]> = {

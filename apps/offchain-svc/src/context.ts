@@ -1,13 +1,11 @@
 import type { NonceStore } from '@nrp/auth';
 import type { NetworkProviders } from '@nrp/chain';
-import type { OffchainSubname } from '@nrp/api';
-import type { ServiceContext } from '@nrp/server';
+import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { Config } from './config';
 import type { OffchainDb } from './data/database';
 import type { EventRecorder } from './events';
 import type { NameControlReader } from './name-control';
-import type { SignedAnswer } from './gateway';
 import type { WebhookSettings } from './webhooks';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
@@ -25,8 +23,8 @@ export interface OffchainContext extends ServiceContext<Config> {
   now: () => Date;
   /** Answers kept in this replica, dropped by name when a write commits (see `events.transaction`). */
   caches: {
-    gateway: AnswerCache<SignedAnswer>;
+    gateway: AnswerCache<RenderedJson>;
     /** Subname reads by full name and by namehash; null: no such subname. */
-    subnames: AnswerCache<OffchainSubname | null>;
+    subnames: AnswerCache<RenderedJson | null>;
   };
 }

@@ -1,10 +1,6 @@
 import type { OffchainSubname } from '@nrp/api';
-import { signOffchainResolverResponse } from '@nrp/chain';
-import { dnsDecode, encodeAddress, encodeContenthash, normalizeName, type Hex } from '@nrp/ens';
+import { dnsDecode, encodeAddress, encodeContenthash, normalizeName } from '@nrp/ens';
 import { ProblemError, type ProblemDef } from '@nrp/validation';
-import type { AnswerCache } from './answer-cache';
-import type { OffchainDb } from './data/database';
-import { findRecordsByName } from './data/subnames';
 import { offchainProblems } from './problems';
 
 export type GatewayRecords = Pick<OffchainSubname, 'texts' | 'addresses' | 'contenthash'>;
@@ -219,7 +215,7 @@ export function decodeLookup(callData: string): GatewayLookup {
   }
 }
 
-function answerCalls(lookup: GatewayLookup, records: GatewayRecords): Buffer {
+function resultOf(lookup: GatewayLookup, records: GatewayRecords): Buffer {
   const [only] = lookup.calls;
   if (!lookup.multicall && only) return answerRecordCall(only, records);
   const results: Buffer[] = [];
@@ -235,80 +231,17 @@ function answerCalls(lookup: GatewayLookup, records: GatewayRecords): Buffer {
   return encodeMulticallResult(results);
 }
 
-export interface GatewaySigning {
-  /** Unset: the gateway answers 503 GATEWAY_NOT_CONFIGURED. */
-  signerKey?: string;
-  ttlSeconds: number;
-  /** Clock in ms. */
-  now: () => number;
-}
-
-/** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
-function gatewayProblem(def: ProblemDef, detail: string): ProblemError {
-  return new ProblemError(def, detail, { extensions: { message: detail } });
-}
-
-const notConfigured = () =>
-  gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
-
-/** The body of a signed answer (what the cache holds). */
-export interface SignedAnswer {
-  data: string;
-}
-
-/**
- * The signed EIP-3668 answer to a decoded lookup for `sender` and its `callData`: the resolver call(s) answered from
- * the stored records of the name (every record unset for a name the service does not hold), `abi.encode(result,
- * expires, signature)` with `expires` = now + ttlSeconds. One indexed read and one signature.
- */
-async function answerLookup(
-  db: OffchainDb,
-  signing: GatewaySigning,
-  sender: string,
-  callData: string,
-  lookup: GatewayLookup,
-): Promise<SignedAnswer> {
-  if (!signing.signerKey) throw notConfigured();
-  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
-  let result: Buffer;
+/** The ABI-encoded result of the lookup's calls from `records` (none: every record unset); a ProblemError if too big. */
+export function answerCalls(lookup: GatewayLookup, records: GatewayRecords | undefined): Buffer {
   try {
-    result = answerCalls(lookup, records ?? EMPTY);
+    return resultOf(lookup, records ?? EMPTY);
   } catch (err) {
     if (!(err instanceof GatewayRequestError)) throw err;
     throw gatewayProblem(err.problem, err.message);
   }
-  const expires = Math.floor(signing.now() / 1000) + signing.ttlSeconds;
-  const data = signOffchainResolverResponse({
-    signerKey: signing.signerKey,
-    sender,
-    request: callData,
-    result: `0x${result.toString('hex')}` as Hex,
-    expires,
-  });
-  return { data };
 }
 
-/**
- * The answer to `callData` for `sender`: from `cache` while it holds one (stored for less than the signature's TTL,
- * dropped when the name is written), else decoded, admitted by `admit` (the gateway's ceiling: only valid requests
- * that need a read count), read and signed, then cached. callData that fails to decode is refused before any read
- * and never stored.
- */
-export async function answerCcipRequest(
-  db: OffchainDb,
-  signing: GatewaySigning,
-  cache: AnswerCache<SignedAnswer>,
-  request: { sender: string; callData: string; admit: () => Promise<void> },
-): Promise<SignedAnswer> {
-  if (!signing.signerKey) throw notConfigured();
-  const { sender, callData } = request;
-  const key = `${sender}:${callData}`.toLowerCase();
-  const cached = cache.get(key);
-  if (cached) return cached;
-  const generation = cache.generation();
-  const lookup = decodeLookup(callData);
-  await request.admit();
-  const answer = await answerLookup(db, signing, sender, callData, lookup);
-  cache.set(key, answer, 2 * answer.data.length, lookup.name === undefined ? [] : [lookup.name], generation);
-  return answer;
+/** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */
+export function gatewayProblem(def: ProblemDef, detail: string): ProblemError {
+  return new ProblemError(def, detail, { extensions: { message: detail } });
 }

@@ -1,6 +1,7 @@
 import type { CreateSubnameData, OffchainSubname, SearchSubnamesQuery, SearchSubnamesResult } from '@nrp/api';
 import { parentOf } from '@nrp/ens';
-import { MAX_ANSWER_BYTES } from '@nrp/server';
+import type { Response } from 'express';
+import { MAX_ANSWER_BYTES, renderJson, sendRenderedJson, type RenderedJson } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { AnswerCache } from './answer-cache';
 import { assertKeyAllowsParent } from './api-keys';
@@ -38,43 +39,56 @@ export async function createOrUpdateSubname(
 }
 
 /**
- * The subname `read` finds (null when none) from `cache` while it holds it under `tag`, else read and cached; the
- * entry is dropped when a write of the subname commits (its full name and namehash are its tags).
+ * Answers the subname `read` finds from `cache` while it holds it under `tag`, rendered (a hit is sent in the
+ * request's own tick, not serialised again), else reads, caches and sends it; 404 when there is none (cached too).
+ * The entry is dropped when a write of the subname commits (its full name and namehash are its tags).
  */
-async function readThrough(
-  cache: AnswerCache<OffchainSubname | null>,
+function answerThrough(
+  res: Response,
+  cache: AnswerCache<RenderedJson | null>,
   tag: string,
   read: () => Promise<OffchainSubname | undefined>,
-): Promise<OffchainSubname | null> {
+  missing: string,
+): void | Promise<void> {
+  const send = (answer: RenderedJson | null): void => {
+    if (!answer) throw notFound(missing);
+    sendRenderedJson(res, answer);
+  };
   const cached = cache.get(tag);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return send(cached);
   const generation = cache.generation();
-  const subname = (await read()) ?? null;
-  cache.set(tag, subname, subname ? 2 * JSON.stringify(subname).length : 0, [tag], generation);
-  return subname;
+  return read().then((subname) => {
+    const answer = subname ? renderJson(subname) : null;
+    cache.set(tag, answer, answer ? answer.body.length + 2 * answer.etag.length : 0, [tag], generation);
+    send(answer);
+  });
 }
 
-/** The subname named `fullName` (normalised), or 404. */
-export async function getSubname(
+/** Answers the subname named `fullName` (normalised), or 404. */
+export function answerSubname(
   db: OffchainDb,
-  cache: AnswerCache<OffchainSubname | null>,
+  cache: AnswerCache<RenderedJson | null>,
+  res: Response,
   fullName: string,
-): Promise<OffchainSubname> {
-  const subname = await readThrough(cache, fullName, () => findSubnameByName(db, fullName));
-  if (!subname) throw notFound(`named "${fullName}"`);
-  return subname;
+): void | Promise<void> {
+  return answerThrough(res, cache, fullName, () => findSubnameByName(db, fullName), `named "${fullName}"`);
 }
 
-/** The subname whose namehash is `node`, or 404. */
-export async function getSubnameByNamehash(
+/** Answers the subname whose namehash is `node`, or 404. */
+export function answerSubnameByNamehash(
   db: OffchainDb,
-  cache: AnswerCache<OffchainSubname | null>,
+  cache: AnswerCache<RenderedJson | null>,
+  res: Response,
   node: string,
-): Promise<OffchainSubname> {
+): void | Promise<void> {
   const namehash = node.toLowerCase();
-  const subname = await readThrough(cache, namehash, () => findSubnameByNamehash(db, namehash));
-  if (!subname) throw notFound(`has namehash ${node}`);
-  return subname;
+  return answerThrough(
+    res,
+    cache,
+    namehash,
+    () => findSubnameByNamehash(db, namehash),
+    `has namehash ${node}`,
+  );
 }
 
 /** A search page's JSON stays this far under the answer budget: the records, plus room for the envelope. */

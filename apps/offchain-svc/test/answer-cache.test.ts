@@ -81,21 +81,31 @@ describe('offchain-svc answer caches: gateway answers and subname reads', () => 
 
   it('serves an answer already given from the cache, stale for at most ANSWER_CACHE_SECONDS (2 s here)', async () => {
     const name = `stale.${PARENT}`;
-    await write('stale', 'one').expect(201);
-    expect(await textOf(svc, name, 'avatar')).toBe('one');
-    expect((await request(svc.app).get(`/api/v1/subnames/${name}`).expect(200)).body.texts.avatar).toBe(
-      'one',
-    );
-    await setTextDirectly(db, name, 'two');
-    expect(await textOf(svc, name, 'avatar')).toBe('one');
-    expect((await request(svc.app).get(`/api/v1/subnames/${name}`).expect(200)).body.texts.avatar).toBe(
-      'one',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    expect(await textOf(svc, name, 'avatar')).toBe('two');
-    expect((await request(svc.app).get(`/api/v1/subnames/${name}`).expect(200)).body.texts.avatar).toBe(
-      'two',
-    );
+    const other = `stale2.${PARENT}`;
+    // A second replica without Redis: a write on the first reaches its cache only when the entry expires.
+    const replicaB = await startReplica(db);
+    const textOn = async (replica: Replica, subname: string) => ({
+      lookup: await textOf(replica, subname, 'avatar'),
+      read: (await request(replica.app).get(`/api/v1/subnames/${subname}`).expect(200)).body.texts.avatar,
+    });
+    try {
+      await write('stale', 'one').expect(201);
+      await write('stale2', 'one').expect(201);
+      // Each entry is cached just before its record changes, and read again at once: stale.
+      expect(await textOn(svc, name)).toEqual({ lookup: 'one', read: 'one' });
+      await setTextDirectly(db, name, 'two');
+      expect(await textOn(svc, name)).toEqual({ lookup: 'one', read: 'one' });
+      expect(await textOn(replicaB, other)).toEqual({ lookup: 'one', read: 'one' });
+      await write('stale2', 'two').expect(200);
+      expect(await textOn(replicaB, other)).toEqual({ lookup: 'one', read: 'one' });
+      const cachedAt = Date.now();
+      expect(await textOn(svc, other)).toEqual({ lookup: 'two', read: 'two' });
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, cachedAt + 2100 - Date.now())));
+      expect(await textOn(svc, name)).toEqual({ lookup: 'two', read: 'two' });
+      expect(await textOn(replicaB, other)).toEqual({ lookup: 'two', read: 'two' });
+    } finally {
+      await replicaB.close();
+    }
   });
 
   it('a committed write (create, update, bulk, delete) is seen by the next read at once', async () => {

@@ -63,11 +63,8 @@ export class ResultCache {
    */
   get<T>(key: string, ttlMs: number, load: () => Promise<T>, fresh = false): Promise<CacheResult<T>> {
     if (!fresh) {
-      const hit = this.memory.get(key);
-      if (hit && hit.expiresAt > this.now()) {
-        this.onLookup('memory');
-        return Promise.resolve({ value: hit.value as T, expiresAt: hit.expiresAt, source: 'memory' });
-      }
+      const hit = this.peek<T>(key);
+      if (hit) return Promise.resolve(hit);
     }
     const flightKey = `${fresh ? 'fresh' : 'read'}:${key}`;
     const inFlight = this.flights.get(flightKey);
@@ -75,6 +72,17 @@ export class ResultCache {
     const flight = this.fill(key, ttlMs, load, fresh).finally(() => this.flights.delete(flightKey));
     this.flights.set(flightKey, flight);
     return flight;
+  }
+
+  /**
+   * The fresh value of `key` in process memory, without waiting: a warm answer is sent in the request's own tick.
+   * A miss is not counted (the `get` that follows counts it).
+   */
+  peek<T>(key: string): CacheResult<T> | undefined {
+    const hit = this.memory.get(key);
+    if (!hit || hit.expiresAt <= this.now()) return undefined;
+    this.onLookup('memory');
+    return { value: hit.value as T, expiresAt: hit.expiresAt, source: 'memory' };
   }
 
   /** Number of lookups in flight (for tests and metrics). */

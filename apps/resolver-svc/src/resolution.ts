@@ -87,6 +87,11 @@ export function noReverseRecord(address: string, coinType: number): ReverseProfi
   };
 }
 
+/** The cache key of a name's selected records (keys carry a format version). */
+function recordsKey(network: NetworkName, name: string, selection: RecordSelection): string {
+  return `v1:${network}:fwd:${name}:${selectionKey(selection)}`;
+}
+
 export class Resolution {
   constructor(private readonly options: ResolutionOptions) {}
 
@@ -98,6 +103,15 @@ export class Resolution {
     return this.options.resolveTimeoutMs ?? this.provider(network).config.rpcTimeoutMs * 3;
   }
 
+  /** The cached records `records` would answer, if they are in this process's memory and fresh. */
+  cachedRecords(
+    network: NetworkName,
+    name: string,
+    selection: RecordSelection,
+  ): Fresh<ResolvedRecords> | undefined {
+    return this.options.cache.peek<ResolvedRecords>(recordsKey(network, name, selection));
+  }
+
   /** The selected records of `name` (normalised), cached per network, name and selection (keys carry a format version). */
   async records(
     network: NetworkName,
@@ -105,9 +119,8 @@ export class Resolution {
     selection: RecordSelection,
     fresh = false,
   ): Promise<Fresh<ResolvedRecords>> {
-    const key = `v1:${network}:fwd:${name}:${selectionKey(selection)}`;
     const hit: CacheResult<ResolvedRecords> = await this.options.cache.get(
-      key,
+      recordsKey(network, name, selection),
       this.options.forwardTtlMs,
       async () => {
         const provider = this.provider(network);

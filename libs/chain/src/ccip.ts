@@ -1,4 +1,5 @@
-import { AbiCoder, SigningKey, getBytes, keccak256, solidityPackedKeccak256 } from 'ethers';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { SigningKey, getBytes } from 'ethers';
 import { dnsDecode, type Hex } from '@nrp/ens';
 import { resolverInterface } from './abis';
 
@@ -6,9 +7,17 @@ export class CcipRequestError extends Error {
   override name = 'CcipRequestError';
 }
 
+const WORD = 32;
+
+function bytesOf(hex: string, what: string): Buffer {
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) throw new TypeError(`${what} is not 0x-prefixed hex bytes`);
+  return Buffer.from(hex.slice(2), 'hex');
+}
+
 /**
  * The digest ENS's OffchainResolver (SignatureVerifier.makeSignatureHash) verifies:
- * keccak256(abi.encodePacked(hex"1900", target, uint64 expires, keccak256(request), keccak256(result))).
+ * keccak256(abi.encodePacked(hex"1900", target, uint64 expires, keccak256(request), keccak256(result))), packed by
+ * hand: ethers' generic packer cost more than the hashing on a gateway's cold lookup.
  */
 export function offchainResolverSignatureHash(args: {
   sender: string;
@@ -16,10 +25,23 @@ export function offchainResolverSignatureHash(args: {
   request: string;
   result: string;
 }): Hex {
-  return solidityPackedKeccak256(
-    ['bytes', 'address', 'uint64', 'bytes32', 'bytes32'],
-    ['0x1900', args.sender, BigInt(args.expires), keccak256(args.request), keccak256(args.result)],
-  ) as Hex;
+  const sender = bytesOf(args.sender, 'sender');
+  if (sender.length !== 20) throw new TypeError('sender is not a 20-byte address');
+  const packed = Buffer.alloc(2 + 20 + 8 + WORD + WORD);
+  packed[0] = 0x19;
+  sender.copy(packed, 2);
+  packed.writeBigUInt64BE(BigInt(args.expires), 22);
+  packed.set(keccak_256(bytesOf(args.request, 'request')), 30);
+  packed.set(keccak_256(bytesOf(args.result, 'result')), 30 + WORD);
+  return `0x${Buffer.from(keccak_256(packed)).toString('hex')}`;
+}
+
+/** `bytes` as the tail of an ABI encoding: its length, then the bytes padded to whole words. */
+function abiBytesTail(data: Buffer): Buffer {
+  const tail = Buffer.alloc(WORD + Math.ceil(data.length / WORD) * WORD);
+  tail.writeUInt32BE(data.length, WORD - 4);
+  data.copy(tail, WORD);
+  return tail;
 }
 
 /**
@@ -35,11 +57,13 @@ export function signOffchainResolverResponse(args: {
   expires: bigint | number;
 }): Hex {
   const digest = offchainResolverSignatureHash(args);
-  const signature = new SigningKey(args.signerKey).sign(digest).serialized;
-  return AbiCoder.defaultAbiCoder().encode(
-    ['bytes', 'uint64', 'bytes'],
-    [args.result, BigInt(args.expires), signature],
-  ) as Hex;
+  const signature = bytesOf(new SigningKey(args.signerKey).sign(digest).serialized, 'signature');
+  const result = abiBytesTail(bytesOf(args.result, 'result'));
+  const head = Buffer.alloc(3 * WORD);
+  head.writeUInt32BE(3 * WORD, WORD - 4);
+  head.writeBigUInt64BE(BigInt(args.expires), 2 * WORD - 8);
+  head.writeUInt32BE(3 * WORD + result.length, 3 * WORD - 4);
+  return `0x${Buffer.concat([head, result, abiBytesTail(signature)]).toString('hex')}`;
 }
 
 /** Decodes `resolve(bytes name, bytes data)` callData into the dotted name and the inner resolver call. */

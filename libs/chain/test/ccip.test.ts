@@ -1,4 +1,14 @@
-import { AbiCoder, Contract, JsonRpcProvider, Wallet, getBytes, hashMessage, recoverAddress } from 'ethers';
+import {
+  AbiCoder,
+  Contract,
+  JsonRpcProvider,
+  Wallet,
+  getBytes,
+  hashMessage,
+  keccak256,
+  recoverAddress,
+  solidityPackedKeccak256,
+} from 'ethers';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { startEnsChain, type EnsChain } from '@nrp/testkit/src/ens-fixture';
 import {
@@ -50,6 +60,29 @@ describe('signOffchainResolverResponse', () => {
     expect(recoverAddress(digest, sig)).toBe(signer.address);
     // not EIP-191 prefixed: recovering as a personal-sign message of the digest gives another address
     expect(recoverAddress(hashMessage(getBytes(digest)), sig)).not.toBe(signer.address);
+  });
+
+  it('packs and encodes by hand exactly as the ABI does, whatever the result length', () => {
+    for (const length of [0, 1, 31, 32, 33, 100]) {
+      const bytes = `0x${'ab'.repeat(length)}`;
+      const expires = 2n ** 64n - 1n;
+      const digest = offchainResolverSignatureHash({ sender, expires, request, result: bytes });
+      expect(digest).toBe(
+        solidityPackedKeccak256(
+          ['bytes', 'address', 'uint64', 'bytes32', 'bytes32'],
+          ['0x1900', sender, expires, keccak256(request), keccak256(bytes)],
+        ),
+      );
+      const response = signOffchainResolverResponse({
+        signerKey: signer.privateKey,
+        sender,
+        request,
+        result: bytes,
+        expires,
+      });
+      const sig = signer.signingKey.sign(digest).serialized;
+      expect(response).toBe(abi.encode(['bytes', 'uint64', 'bytes'], [bytes, expires, sig]));
+    }
   });
 
   describe("against ENS's OffchainResolver contract", () => {

@@ -17,6 +17,24 @@ export function weakEtag(body: string | Buffer): string {
  * string body it sends, a measurable share of a cached answer. A content type the route set is kept.
  */
 export function sendJson(res: Response, value: unknown): void {
-  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  if (!res.hasHeader('content-type')) res.setHeader('content-type', JSON_CONTENT_TYPE);
   res.send(Buffer.from(JSON.stringify(value), 'utf8'));
+}
+
+/** A JSON answer serialised once, with its ETag: a cached answer is sent as these bytes, not serialised again. */
+export interface RenderedJson {
+  body: Buffer;
+  etag: string;
+}
+
+export function renderJson(value: unknown): RenderedJson {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  return { body, etag: weakEtag(body) };
+}
+
+/** Sends `rendered` (Express still answers 304 to a matching If-None-Match). */
+export function sendRenderedJson(res: Response, rendered: RenderedJson): void {
+  res.setHeader('etag', rendered.etag);
+  res.setHeader('content-type', JSON_CONTENT_TYPE);
+  res.send(rendered.body);
 }

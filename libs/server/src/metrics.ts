@@ -1,5 +1,13 @@
 import type { Request, Response } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricType,
+  type MetricValueWithName,
+} from 'prom-client';
 
 /**
  * A service's Prometheus registry (one per app, so several apps can live in one process without clashing) with
@@ -57,36 +65,99 @@ export function createServiceMetrics(service: string): ServiceMetrics {
   };
 }
 
+const DURATION_NAME = 'http_request_duration_seconds';
+const DURATION_HELP = 'HTTP request duration in seconds, by method, route and status code.';
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The observations of one label set: a count per bucket (not cumulative; the last is +Inf), their sum and count. */
+interface DurationSeries {
+  labels: { method: string; route: string; status_code: string };
+  counts: Float64Array;
+  sum: number;
+}
+
+/**
+ * A histogram counted in plain arrays, exported by prom-client: prom-client's own `observe` validates and hashes the
+ * labels on every call, a measurable share of a cached answer. The export is the one prom-client writes.
+ */
+class RequestDurationHistogram extends Histogram<'method' | 'route' | 'status_code'> {
+  private readonly series: DurationSeries[] = [];
+
+  constructor(registry: Registry) {
+    super({
+      name: DURATION_NAME,
+      help: DURATION_HELP,
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
+  }
+
+  /** The observer of one label set, found once per label set (by the caller), not per request. */
+  observerFor(labels: DurationSeries['labels']): (seconds: number) => void {
+    const series: DurationSeries = { labels, counts: new Float64Array(DURATION_BUCKETS.length + 1), sum: 0 };
+    this.series.push(series);
+    return (seconds) => {
+      let bucket = 0;
+      while (bucket < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[bucket] ?? Infinity)) bucket++;
+      series.counts[bucket] = (series.counts[bucket] ?? 0) + 1;
+      series.sum += seconds;
+    };
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    const values: Array<MetricValueWithName<string>> = [];
+    for (const { labels, counts, sum } of this.series) {
+      let cumulative = 0;
+      counts.forEach((count, bucket) => {
+        cumulative += count;
+        const le = DURATION_BUCKETS[bucket] ?? '+Inf';
+        values.push({ metricName: `${DURATION_NAME}_bucket`, labels: { ...labels, le }, value: cumulative });
+      });
+      values.push({ metricName: `${DURATION_NAME}_sum`, labels, value: sum });
+      values.push({ metricName: `${DURATION_NAME}_count`, labels, value: cumulative });
+    }
+    return {
+      name: DURATION_NAME,
+      help: DURATION_HELP,
+      // prom-client's typings declare a numeric enum that its code neither exports nor uses: the type is a string.
+      type: 'histogram' as unknown as MetricType,
+      aggregator: 'sum',
+      values,
+      collect: () => undefined,
+    };
+  }
+
+  /** What the registry reads for the text format (prom-client's own histogram defines it too). */
+  getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    return this.get();
+  }
+}
+
 /**
  * The request duration histogram by method, route and status code, in `registry`: the observer `requestContext`
- * calls when a response finishes. Each label set's child is looked up once, not hashed per request.
+ * calls when a response finishes. Each label set's observer is looked up once, not hashed per request.
  */
 export function httpDurationObserver(
   registry: Registry,
 ): (req: Request, res: Response, seconds: number) => void {
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration in seconds, by method, route and status code.',
-    labelNames: ['method', 'route', 'status_code'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const duration = new RequestDurationHistogram(registry);
   // By route, then method and status: no key string is built per request.
-  const children = new Map<string, Map<string, { observe(seconds: number): void }>>();
+  const observers = new Map<string, Map<string, (seconds: number) => void>>();
   return (req, res, seconds) => {
     // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
     const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-    let byStatus = children.get(route);
+    let byStatus = observers.get(route);
     if (!byStatus) {
       byStatus = new Map();
-      children.set(route, byStatus);
+      observers.set(route, byStatus);
     }
     const statusKey = req.method + res.statusCode;
-    let child = byStatus.get(statusKey);
-    if (!child) {
-      child = duration.labels({ method: req.method, route, status_code: String(res.statusCode) });
-      byStatus.set(statusKey, child);
+    let observe = byStatus.get(statusKey);
+    if (!observe) {
+      observe = duration.observerFor({ method: req.method, route, status_code: String(res.statusCode) });
+      byStatus.set(statusKey, observe);
     }
-    child.observe(seconds);
+    observe(seconds);
   };
 }

@@ -80,8 +80,8 @@ export function createRateLimiter(
 
   const answer = (count: WindowCount, res: Response, next: (err?: unknown) => void): void => {
     const resetSeconds = Math.max(0, Math.ceil((count.resetAt - Date.now()) / 1000));
-    appendHeader(res, 'RateLimit-Policy', policy);
-    appendHeader(res, 'RateLimit', `"${name}"; r=${Math.max(0, limit - count.hits)}; t=${resetSeconds}`);
+    appendHeader(res, 'ratelimit-policy', policy);
+    appendHeader(res, 'ratelimit', `"${name}"; r=${Math.max(0, limit - count.hits)}; t=${resetSeconds}`);
     if (count.hits <= limit) {
       next();
       return;

@@ -65,12 +65,15 @@ export interface RequestContextOptions {
  * log at debug, client errors at warn, server errors at error; nothing is built for a line whose level is off.
  */
 export function requestContext({ logger, headers, answer, onFinish }: RequestContextOptions): RequestHandler {
+  // Lower-case names: Node lower-cases every name it is given, which for a mixed-case name is a new string per header
+  // and request.
+  const fixed = headers.map(([name, value]) => [name.toLowerCase(), value] as const);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.id = id;
     res.setHeader('x-request-id', id);
-    for (const [name, value] of headers) res.setHeader(name, value);
+    for (const [name, value] of fixed) res.setHeader(name, value);
     const trace = traceFields(req.headers.traceparent);
     const fields: RequestLogFields = trace ? { reqId: id, ...trace } : { reqId: id };
     const started = performance.now();

@@ -181,10 +181,25 @@ describe('shared endpoints', () => {
   });
 
   it('GET /metrics exposes request duration histograms by route', async () => {
+    const count = async (): Promise<number> => {
+      const res = await request(server).get('/metrics').expect(200);
+      const line = res.text
+        .split('\n')
+        .find(
+          (l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('route="/widgets/:name"'),
+        );
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const before = await count();
+    await request(server).get('/widgets/demo.eth').expect(200);
     await request(server).get('/widgets/demo.eth').expect(200);
     const res = await request(server).get('/metrics').expect(200);
-    expect(res.text).toContain('http_request_duration_seconds_bucket');
+    expect(res.text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(res.text).toMatch(
+      /http_request_duration_seconds_bucket\{method="GET",route="\/widgets\/:name",status_code="200",le="\+Inf",service="[^"]+"\} \d+/,
+    );
     expect(res.text).toMatch(/route="\/widgets\/:name",status_code="200"/);
+    expect(await count()).toBe(before + 2);
   });
 
   it('GET /openapi.json documents routes, parameters and problems', async () => {

@@ -28,15 +28,33 @@ export function ensName(limits: { min?: number; max?: number } = {}) {
 }
 
 /**
+ * Recent EIP-55 checksums by input (null: not an address): each costs a keccak-256, more than the rest of a cached
+ * gateway answer, and the same resolvers and owners come again and again.
+ */
+const checksums = new Map<string, string | null>();
+const CHECKSUMS_MAX = 10_000;
+
+function checksummed(value: string): string | null {
+  if (value.length !== 42) return null;
+  let known = checksums.get(value);
+  if (known === undefined) {
+    known = /^0x[0-9a-fA-F]{40}$/.test(value) && isAddress(value) ? getAddress(value) : null;
+    if (checksums.size >= CHECKSUMS_MAX) checksums.clear();
+    checksums.set(value, known);
+  }
+  return known;
+}
+
+/**
  * An Ethereum address: 0x and 40 hex digits, all lower or upper case, or mixed case that is its EIP-55 checksum; the
  * output is EIP-55 checksummed. The one address schema of requests and configuration.
  */
 export const ethAddress = z
   .string()
-  .refine((value) => /^0x[0-9a-fA-F]{40}$/.test(value) && isAddress(value), {
+  .refine((value) => checksummed(value) !== null, {
     message: 'must be a 0x-prefixed 20-byte Ethereum address',
   })
-  .transform((value) => getAddress(value))
+  .transform((value) => checksummed(value) ?? value)
   .meta({
     description: 'Ethereum address (0x + 40 hex digits).',
     example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',

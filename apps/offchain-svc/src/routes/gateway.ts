@@ -2,15 +2,17 @@ import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { gatewayRequest, gatewayResponse } from '@nrp/api';
-import { MAX_ANSWER_BYTES, createRateLimiter, defineRoute, type RouteDefinition } from '@nrp/server';
-import { commonProblems, ProblemError } from '@nrp/validation';
 import {
-  answerCcipRequest,
-  MAX_MULTICALL_CALLS,
-  MAX_RESULT_BYTES,
-  type GatewaySigning,
-  type SignedAnswer,
-} from '../gateway';
+  MAX_ANSWER_BYTES,
+  createRateLimiter,
+  defineRoute,
+  sendRenderedJson,
+  type RenderedJson,
+  type RouteDefinition,
+} from '@nrp/server';
+import { commonProblems, ProblemError } from '@nrp/validation';
+import { MAX_MULTICALL_CALLS, MAX_RESULT_BYTES } from '../gateway';
+import { answerCcipRequest, cachedCcipAnswer, type GatewaySigning } from '../gateway-answers';
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
 
@@ -57,24 +59,34 @@ export function gatewayRoutes(
       ceiling(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     });
 
-  async function answer(
+  async function signed(
     req: Request,
     res: Response,
     sender: string,
     callData: string,
-  ): Promise<SignedAnswer> {
+  ): Promise<RenderedJson> {
     try {
-      const signed = await answerCcipRequest(db, signing, caches.gateway, {
+      const rendered = await answerCcipRequest(db, signing, caches.gateway, {
         sender,
         callData,
         admit: countAgainstCeiling(req, res),
       });
       options.onAnswer?.('signed');
-      return signed;
+      return rendered;
     } catch (err) {
       options.onAnswer?.(err instanceof ProblemError ? err.code : 'error');
       throw err;
     }
+  }
+
+  /** A hot lookup is answered at once from the cache's rendered bytes, without a promise. */
+  function answer(req: Request, res: Response, sender: string, callData: string): void | Promise<void> {
+    const hot = signing.signerKey ? cachedCcipAnswer(caches.gateway, sender, callData) : undefined;
+    if (hot) {
+      options.onAnswer?.('signed');
+      return sendRenderedJson(res, hot);
+    }
+    return signed(req, res, sender, callData).then((rendered) => sendRenderedJson(res, rendered));
   }
 
   const description =

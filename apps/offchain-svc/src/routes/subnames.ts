@@ -20,8 +20,8 @@ import { exportSubnames } from '../subname-export';
 import {
   createOrUpdateSubname,
   findSubnames,
-  getSubname,
-  getSubnameByNamehash,
+  answerSubname,
+  answerSubnameByNamehash,
   removeSubname,
 } from '../subnames';
 import type { OffchainContext } from '../context';
@@ -191,7 +191,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       params: namehashParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }) => getSubnameByNamehash(db, caches.subnames, params.namehash),
+      handler: ({ params }, _req, res) => answerSubnameByNamehash(db, caches.subnames, res, params.namehash),
     }),
     defineRoute({
       method: 'get',
@@ -204,7 +204,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       params: fullSubnameParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_NAME, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }) => getSubname(db, caches.subnames, params.fullSubname),
+      handler: ({ params }, _req, res) => answerSubname(db, caches.subnames, res, params.fullSubname),
     }),
     defineRoute({
       method: 'delete',

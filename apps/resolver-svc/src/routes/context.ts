@@ -2,9 +2,10 @@ import type { Response } from 'express';
 import type { z } from 'zod';
 import type { NetworkName } from '@nrp/chain';
 import {
-  JSON_CONTENT_TYPE,
-  weakEtag,
+  renderJson,
+  sendRenderedJson,
   type Logger,
+  type RenderedJson,
   type RateLimitSpec,
   type ServiceContext,
 } from '@nrp/server';
@@ -25,25 +26,15 @@ export interface RouteContext extends ServiceContext<Config> {
 /** `Cache-Control` fitting what is left of the answer's TTL. */
 export function setCacheControl(res: Response, expiresAt: number, now = Date.now()): void {
   const seconds = Math.max(0, Math.floor((expiresAt - now) / 1000));
-  res.setHeader('Cache-Control', seconds > 0 ? `public, max-age=${seconds}` : 'no-cache');
+  res.setHeader('cache-control', seconds > 0 ? `public, max-age=${seconds}` : 'no-cache');
 }
 
 export const cacheControlHeader = {
   'Cache-Control': 'public, max-age=<seconds left of the cached answer> (no-cache when caching is off)',
 };
 
-interface Rendered {
-  body: Buffer;
-  etag: string;
-}
-
 /** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
-const renderedBodies = new WeakMap<object, Map<z.ZodType, Rendered>>();
-
-function render(value: unknown): Rendered {
-  const body = Buffer.from(JSON.stringify(value), 'utf8');
-  return { body, etag: weakEtag(body) };
-}
+const renderedBodies = new WeakMap<object, Map<z.ZodType, RenderedJson>>();
 
 /**
  * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
@@ -64,13 +55,11 @@ export function sendRendered<S extends z.ZodType>(
   }
   let rendered = bySchema.get(schema);
   if (!rendered) {
-    rendered = render(build());
+    rendered = renderJson(build());
     bySchema.set(schema, rendered);
   }
   setCacheControl(res, expiresAt);
-  res.setHeader('ETag', rendered.etag);
-  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.send(rendered.body);
+  sendRenderedJson(res, rendered);
 }
 
 type BulkErrorEntry = ReturnType<typeof bulkError>;

@@ -9,8 +9,13 @@ import {
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { parseBulkItem, bulkRouteProblems, nameRouteProblems } from '../problems';
-import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
-import { toProfile } from '../resolution';
+import {
+  DEFAULT_COIN_TYPES,
+  DEFAULT_TEXT_KEYS,
+  type RecordSelection,
+  type ResolvedRecords,
+} from '../records';
+import { toProfile, type Fresh } from '../resolution';
 import { cacheControlHeader, runBulk, sendRendered, type RouteContext } from './context';
 
 function profileSelection(query: {
@@ -85,21 +90,23 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       responses: { 200: { description: 'The profile', schema: profileSchema, headers: cacheControlHeader } },
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
-      handler: async ({ params, query }, _req, res) => {
+      handler: ({ params, query }, _req, res) => {
         const network = query.network ?? ctx.defaultNetwork;
-        const records = await ctx.resolution.records(
-          network,
-          params.name,
-          profileSelection(query),
-          query.noCache ?? false,
-        );
-        sendRendered(
-          res,
-          profileSchema,
-          records.value,
-          () => toProfile(params.name, records.value),
-          records.expiresAt,
-        );
+        const selection = profileSelection(query);
+        const send = (records: Fresh<ResolvedRecords>): void =>
+          sendRendered(
+            res,
+            profileSchema,
+            records.value,
+            () => toProfile(params.name, records.value),
+            records.expiresAt,
+          );
+        // A warm answer is sent at once, without a promise.
+        const cached = query.noCache
+          ? undefined
+          : ctx.resolution.cachedRecords(network, params.name, selection);
+        if (cached) return send(cached);
+        return ctx.resolution.records(network, params.name, selection, query.noCache ?? false).then(send);
       },
     }),
   ];
