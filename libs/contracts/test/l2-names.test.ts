@@ -2,14 +2,17 @@
  * Subnames on an L2 (L2Registry + L2MintController) and their L1 resolver (L2NameResolver) on anvil, driven with viem.
  * Mints carry a real EIP-712 signature made the way mint-svc makes it (MINT_CONTEXT_TYPES, mintEip712Domain);
  * gateway answers are signed with @nrp/chain's offchain signing (the one path SignedOffchainResolver verifies too).
- * One anvil (chain id 84532, Base Sepolia) carries all three contracts: the L1 resolver needs no L2 state on chain.
+ * One anvil (chain id 84532, Base Sepolia) carries all three contracts (the L1 resolver needs no L2 state on chain);
+ * a second one, with ENS and our UniversalResolver, shows viem reading an L2 name from L1 through the test gateway.
  */
 import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
+  decodeAbiParameters,
   decodeErrorResult,
+  decodeFunctionResult,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
@@ -26,12 +29,23 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { getEnsAddress, getEnsText } from 'viem/actions';
 import { Wallet, type BaseWallet } from 'ethers';
 import { signOffchainResolverResponse } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
-import { startAnvil, type AnvilNode } from '@nrp/testkit/src/anvil';
+import {
+  LOCAL_BATCH_GATEWAY,
+  startAnvil,
+  startEnsChain,
+  startTestGateway,
+  type AnvilNode,
+  type EnsChain,
+  type TestGateway,
+} from '@nrp/testkit';
 import {
   L2_PARENT_CANNOT_CONTROL,
+  deployContract,
+  universalResolverArtifact,
   MINT_CONTEXT_TYPES,
   l2MintControllerArtifact,
   l2NameResolverArtifact,
@@ -492,6 +506,104 @@ describe('L2 subnames', () => {
       expect(
         (await revertOf(read(resolver, resolverAbi, 'resolveWithProof', ['0x1234', request]))).name,
       ).toBe('InvalidGatewayResponse');
+    });
+  });
+
+  describe('an L2 name read through L1 by viem, unchanged (ENS on a second anvil, our UniversalResolver)', () => {
+    const name = `carol.${PARENT}`;
+    let l1: EnsChain;
+    let gateway: TestGateway;
+    let l1Client: PublicClient;
+    let universalResolver: Address;
+
+    beforeAll(async () => {
+      l1 = await startEnsChain();
+      const l1Deployer = l1.accounts[0];
+      if (!l1Deployer) throw new Error('anvil accounts');
+      gateway = await startTestGateway({ signerKey: gatewayKey.privateKey });
+      const l1Resolver = await deployContract(l1.ens.deployer, l2NameResolverArtifact, [
+        gateway.url,
+        [gateway.signerAddress],
+        CHAIN_ID,
+        registry,
+      ]);
+      await l1.ens.registerEthName('l2', l1Deployer.address, { resolver: await l1Resolver.getAddress() });
+      universalResolver = l1.contracts.universalResolver as Address;
+      l1Client = createPublicClient({ transport: http(l1.anvil.rpcUrl), pollingInterval: 20 });
+      // What the L2 gateway serves: the registry's state, read over the L2 RPC.
+      const node = namehash(name);
+      gateway.records[name] = {
+        addr: (await read(registry, registryAbi, 'addr', [node])) as string,
+        addresses: {
+          [String(BASE_COIN_TYPE)]: (await read(registry, registryAbi, 'addr', [
+            node,
+            BASE_COIN_TYPE,
+          ])) as string,
+        },
+        texts: {
+          description: (await text(node, 'description')) as string,
+          url: (await text(node, 'url')) as string,
+        },
+      };
+    });
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await l1?.stop();
+    });
+
+    it('resolves the address, a coin type and texts with getEnsAddress / getEnsText', async () => {
+      expect(await getEnsAddress(l1Client, { name, universalResolverAddress: universalResolver })).toBe(
+        alice.address,
+      );
+      expect(
+        await getEnsAddress(l1Client, {
+          name,
+          coinType: BASE_COIN_TYPE,
+          universalResolverAddress: universalResolver,
+        }),
+      ).toBe(bob.address.toLowerCase());
+      expect(
+        await getEnsText(l1Client, { name, key: 'url', universalResolverAddress: universalResolver }),
+      ).toBe('https://bob.example');
+      expect(
+        await getEnsText(l1Client, {
+          name: `nobody.${PARENT}`,
+          key: 'url',
+          universalResolverAddress: universalResolver,
+        }),
+      ).toBeNull();
+    });
+
+    it('answers a whole profile (ENSIP-22 multicall) with one gateway request', async () => {
+      const node = namehash(name);
+      const calls = [
+        encodeFunctionData({ abi: recordsAbi, functionName: 'addr', args: [node] }),
+        encodeFunctionData({ abi: recordsAbi, functionName: 'text', args: [node, 'description'] }),
+        encodeFunctionData({ abi: recordsAbi, functionName: 'text', args: [node, 'url'] }),
+      ];
+      const before = gateway.requestCount();
+      const [answer] = (await l1Client.readContract({
+        address: universalResolver,
+        abi: universalResolverArtifact.abi as Abi,
+        functionName: 'resolveWithGateways',
+        args: [
+          dnsEncode(name),
+          encodeFunctionData({ abi: recordsAbi, functionName: 'multicall', args: [calls] }),
+          [LOCAL_BATCH_GATEWAY],
+        ],
+      })) as readonly [Hex, Address];
+      expect(gateway.requestCount() - before).toBe(1);
+      const [results] = decodeAbiParameters([{ type: 'bytes[]' }], answer);
+      expect(decodeFunctionResult({ abi: recordsAbi, functionName: 'addr', data: results[0] ?? '0x' })).toBe(
+        alice.address,
+      );
+      expect(decodeFunctionResult({ abi: recordsAbi, functionName: 'text', data: results[1] ?? '0x' })).toBe(
+        'carol on base',
+      );
+      expect(decodeFunctionResult({ abi: recordsAbi, functionName: 'text', data: results[2] ?? '0x' })).toBe(
+        'https://bob.example',
+      );
     });
   });
 });

@@ -24,8 +24,13 @@ contract L2Registry is ERC721, Ownable {
     bytes public parentName;
 
     mapping(address => bool) public controllers;
-    mapping(uint256 => uint64) public expiries;
-    mapping(uint256 => uint32) public fuses;
+    /// Expiry and fuses of a token, one storage slot.
+    struct Registration {
+        uint64 expiry;
+        uint32 fuses;
+    }
+
+    mapping(uint256 => Registration) internal _registrations;
     mapping(uint256 => string) public labels;
     /// Bumped at every registration so a re-registered name starts with no records.
     mapping(bytes32 => uint256) internal _recordVersion;
@@ -104,8 +109,7 @@ contract L2Registry is ERC721, Ownable {
         if (_live(id)) revert NameAlreadyExists(node);
         if (_ownerOf(id) != address(0)) _burn(id);
         _recordVersion[node]++;
-        expiries[id] = expiry;
-        fuses[id] = fuses_;
+        _registrations[id] = Registration(expiry, fuses_);
         labels[id] = label;
         _safeMint(to, id);
         emit NameRegistered(node, label, to, expiry, fuses_);
@@ -115,10 +119,20 @@ contract L2Registry is ERC721, Ownable {
     function revoke(bytes32 node) external onlyOwner {
         uint256 id = uint256(node);
         if (!_live(id)) revert NameExpired(node);
-        if (fuses[id] & PARENT_CANNOT_CONTROL != 0) revert ParentCannotControl(node);
+        if (_registrations[id].fuses & PARENT_CANNOT_CONTROL != 0) revert ParentCannotControl(node);
         _burn(id);
-        expiries[id] = 0;
+        delete _registrations[id];
         emit NameRevoked(node);
+    }
+
+    /// @notice When `tokenId` expires (Unix seconds; 0: never registered or revoked).
+    function expiries(uint256 tokenId) external view returns (uint64) {
+        return _registrations[tokenId].expiry;
+    }
+
+    /// @notice The fuses `tokenId` was registered with.
+    function fuses(uint256 tokenId) external view returns (uint32) {
+        return _registrations[tokenId].fuses;
     }
 
     /// @notice ERC-721 holder; reverts for a name never registered, revoked or expired.
@@ -195,12 +209,12 @@ contract L2Registry is ERC721, Ownable {
     }
 
     function _live(uint256 id) internal view returns (bool) {
-        return _ownerOf(id) != address(0) && expiries[id] > block.timestamp;
+        return _ownerOf(id) != address(0) && _registrations[id].expiry > block.timestamp;
     }
 
     /// Expired names cannot move; mints and burns (registration, revocation) go through.
     function _update(address to, uint256 tokenId, address auth) internal override returns (address) {
-        if (to != address(0) && _ownerOf(tokenId) != address(0) && expiries[tokenId] <= block.timestamp)
+        if (to != address(0) && _ownerOf(tokenId) != address(0) && _registrations[tokenId].expiry <= block.timestamp)
             revert NameExpired(bytes32(tokenId));
         return super._update(to, tokenId, auth);
     }
