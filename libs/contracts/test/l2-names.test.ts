@@ -9,6 +9,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
+  createTestClient,
   createWalletClient,
   decodeAbiParameters,
   decodeErrorResult,
@@ -170,7 +171,7 @@ describe('L2 subnames', () => {
     key.signTypedData(mintEip712Domain(CHAIN_ID, controller), MINT_CONTEXT_TYPES, { ...ctx });
 
   const mintArgs = (ctx: MintContext, sig: string, records: Hex[] = []): readonly unknown[] => [
-    { ...ctx, expiry: ctx.expiry, signatureExpiry: ctx.signatureExpiry },
+    ctx,
     sig,
     records,
     '0x',
@@ -348,8 +349,9 @@ describe('L2 subnames', () => {
       await mint(ctx, await sign(ctx), [setText(erin, 'description', 'first erin')]);
       expect(await text(erin, 'description')).toBe('first erin');
 
-      await client.request({ method: 'evm_increaseTime' as 'eth_chainId', params: [200] as never });
-      await client.request({ method: 'evm_mine' as 'eth_chainId' });
+      const anvilControl = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+      await anvilControl.increaseTime({ seconds: 200 });
+      await anvilControl.mine({ blocks: 1 });
 
       expect(await read(registry, registryAbi, 'available', ['erin'])).toBe(true);
       expect(await text(erin, 'description')).toBe('');
