@@ -92,3 +92,4 @@ export function deployERC1271WalletTestDouble(signer: Signer, owner: string): Pr
   return deployContract(signer, erc1271WalletTestDoubleArtifact, [owner]);
 }
 export * from './mint-controller';
+export * from './l2';
