@@ -47,7 +47,8 @@ interface SolcOutput {
 
 /**
  * Compiles every `src/**\/*.sol` with the installed solc-js (optimizer on) and returns one artifact per
- * file: the contract named like the file (one deployable contract per file).
+ * file: the contract named like the file (one deployable contract per file; an abstract one, which has no bytecode,
+ * is only inherited and gets none).
  */
 export function compileAll(): CompiledArtifact[] {
   const files = listSolidity(SOURCES_DIR);
@@ -65,12 +66,14 @@ export function compileAll(): CompiledArtifact[] {
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
-  return Object.keys(sources).map((source) => {
-    const contractName = path.basename(source, '.sol');
-    const contract = output.contracts?.[source]?.[contractName];
-    if (!contract) throw new Error(`${source} must define a contract named ${contractName}`);
-    return { contractName, abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  });
+  return Object.keys(sources)
+    .map((source) => {
+      const contractName = path.basename(source, '.sol');
+      const contract = output.contracts?.[source]?.[contractName];
+      if (!contract) throw new Error(`${source} must define a contract named ${contractName}`);
+      return { contractName, abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+    })
+    .filter((artifact) => artifact.bytecode !== '0x');
 }
 
 export function artifactJson(artifact: CompiledArtifact): string {
