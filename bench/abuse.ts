@@ -49,9 +49,14 @@ interface Row {
   service: string;
 }
 
+/** One request; a connection that closed without an answer is status 0 (shown as "closed"). */
 async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, init);
-  return { status: res.status, bytes: (await res.arrayBuffer()).byteLength };
+  try {
+    const res = await fetch(url, init);
+    return { status: res.status, bytes: (await res.arrayBuffer()).byteLength };
+  } catch {
+    return { status: 0, bytes: 0 };
+  }
 }
 
 const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
@@ -64,7 +69,9 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
 function summary(answers: Answer[]): string {
   const counts = new Map<number, number>();
   for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
-  const statuses = [...counts].map(([status, n]) => (n > 1 ? `${status}×${n}` : String(status))).join(', ');
+  const statuses = [...counts]
+    .map(([status, n]) => `${status === 0 ? 'closed' : status}${n > 1 ? `×${n}` : ''}`)
+    .join(', ');
   const max = Math.max(...answers.map((a) => a.bytes));
   return `${statuses}; ${max >= 1024 * 1024 ? `${(max / 2 ** 20).toFixed(1)} MB` : `${(max / 1024).toFixed(1)} KB`} max`;
 }
