@@ -2,10 +2,8 @@
  * `npm run bench:load`: the dev stack of `npm start` (anvil with ENS, the demo names and every service's hook), each
  * service in its own child process, then one service at a time under a mix of its everyday requests at
  * BENCH_CONNECTIONS (64) connections for BENCH_DURATION seconds (30) with autocannon.
- * Each service runs as in production, from its built bundle (`dist/apps/<service>/main.js`, built first by
- * `scripts/build-service.ts`, the `nx build` target). Storage: by default PGlite (in memory) and process memory;
- * with DATABASE_URL PostgreSQL (a schema of its own per service and run, dropped at the end), and with REDIS_URL the
- * services share rate limits and caches through Redis.
+ * Storage and processes as bench/stack.ts starts them (built bundles; PGlite, or PostgreSQL with DATABASE_URL;
+ * Redis with REDIS_URL).
  * Prints one table: requests/s, p50/p95/p99 latency, errors split into 429 and everything else (the goal is zero
  * non-429 errors), and the service process's peak RSS (VmHWM from /proc: Linux only).
  *
@@ -13,23 +11,16 @@
  * gateway's per-client share are lifted, the per-route limits (nonces, uploads, deletes) stay as configured, so
  * their 429s are counted apart.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
 import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { startAnvil, type DevStackContext } from '@nrp/testkit';
-import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
+import type { DevStackContext } from '@nrp/testkit';
+import type { ServiceModule } from '../scripts/dev-stack';
+import { DATABASE_URL, peakRssMb, REDIS_URL, startBenchStack, type StackService } from './stack';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 30);
-const HOST = '127.0.0.1';
 const BASE_PORT = 3301;
-const DATABASE_URL = process.env.DATABASE_URL;
-const REDIS_URL = process.env.REDIS_URL;
 const RUN = `bench_load_${Date.now().toString(36)}`;
 
 interface MixEntry {
@@ -139,32 +130,6 @@ function autocannonRequests(mix: MixEntry[]): autocannon.Request[] {
   );
 }
 
-interface Running {
-  module: ServiceModule;
-  url: string;
-  child: ChildProcess;
-}
-
-async function waitReady(url: string, child: ChildProcess, name: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/ready`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${name} was not ready within 120 s`);
-}
-
-/** Peak resident set size of a process (VmHWM), in MB. */
-function peakRssMb(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
 /** Every request of the mix once: a mix that answers errors would measure nothing. */
 async function checkMix(url: string, mix: MixEntry[], name: string): Promise<void> {
   for (const entry of mix) {
@@ -194,7 +159,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function load(service: Running, mix: MixEntry[]): Promise<Row> {
+async function load(service: StackService, mix: MixEntry[]): Promise<Row> {
   const latencies: number[] = [];
   let tooMany = 0;
   let otherErrors = 0;
@@ -258,7 +223,7 @@ function printTable(rows: Row[]): void {
   console.log(
     [
       `Load: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per service, one service at a time; ` +
-        `built bundles, ${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
+        `${DATABASE_URL ? 'PostgreSQL, built bundles' : 'PGlite, from source'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
       row(header),
       `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
       ...lines.map(row),
@@ -266,89 +231,27 @@ function printTable(rows: Row[]): void {
   );
 }
 
-/** Builds the service's production bundle (as `nx build <service>` does) and answers its path. */
-function bundle(service: string): string {
-  const built = spawnSync(
-    process.execPath,
-    ['-r', 'esbuild-register', path.join('scripts', 'build-service.ts'), service],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  if (built.status !== 0) throw new Error(`building ${service} failed`);
-  return path.join('dist', 'apps', service, 'main.js');
-}
-
-/** PostgreSQL (a schema per service and run) and Redis (a cache prefix per run) when configured. */
-function storageEnv(service: string): Record<string, string> {
-  const schema = `${RUN}_${service.replace(/-/g, '_')}`;
-  return {
-    ...(DATABASE_URL ? { DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
-    ...(REDIS_URL ? { REDIS_URL, CACHE_REDIS_PREFIX: `${RUN}:` } : {}),
-  };
-}
-
-async function dropSchemas(): Promise<void> {
-  if (!DATABASE_URL) return;
-  const admin = new Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    for (const { name } of services) {
-      await admin.query(`DROP SCHEMA IF EXISTS ${RUN}_${name.replace(/-/g, '_')} CASCADE`);
-    }
-  } finally {
-    await admin.end();
-  }
-}
-
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-load-'));
-  const anvil = await startAnvil();
-  const running: Running[] = [];
+  const stack = await startBenchStack({
+    run: RUN,
+    basePort: BASE_PORT,
+    env: {
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE: '100000000',
+      GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
+    },
+  });
   try {
-    const urls = Object.fromEntries(
-      services.map((s, i) => [s.key, `http://${HOST}:${BASE_PORT + i}`]),
-    ) as DevStackContext['services'];
-    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, HOST);
-    for (const module of services) {
-      const url = urls[module.key];
-      const child = spawn(process.execPath, [bundle(module.name)], {
-        env: {
-          ...process.env,
-          ...ctx.env,
-          ...contributions.get(module)?.env,
-          ...storageEnv(module.name),
-          PORT: new URL(url).port,
-          LOG_LEVEL: 'error',
-          RATE_LIMIT_PER_MINUTE: '100000000',
-          GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE: '100000000',
-          GATEWAY_RATE_LIMIT_PER_MINUTE: '100000000',
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      running.push({ module, url, child });
-      await waitReady(url, child, module.name);
-    }
-    for (const contribution of contributions.values()) await contribution.afterStart?.();
-    const offchainApiKey = [...contributions.values()].find((c) => c.offchainApiKey)?.offchainApiKey;
-    if (!offchainApiKey) throw new Error('the offchain dev stack hook issued no API key');
-    const allMixes = mixes({ ctx, offchainApiKey });
-
+    const allMixes = mixes({ ctx: stack.ctx, offchainApiKey: stack.offchainApiKey });
     const rows: Row[] = [];
-    for (const service of running) {
+    for (const service of stack.running) {
       const mix = allMixes[service.module.key];
       await checkMix(service.url, mix, service.module.name);
       rows.push(await load(service, mix));
     }
     printTable(rows);
   } finally {
-    for (const { child } of running) child.kill('SIGTERM');
-    await Promise.all(
-      running.map(({ child }) =>
-        child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
-      ),
-    );
-    await anvil.stop();
-    await dropSchemas();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

@@ -24,6 +24,7 @@ import {
   type DevStackContext,
   type DevStackContribution,
   type DevStackHook,
+  type EnsFixture,
   startAnvil,
 } from '@nrp/testkit';
 import * as metadata from '../apps/metadata-svc/dev/dev-stack';
@@ -142,20 +143,23 @@ export interface DevChain {
 }
 
 /**
- * ENS and the demo names on `anvil`, then every service's hook, for services that will listen at `urls`. Used by
- * `npm start` and by the image smoke test (`scripts/images-smoke.ts`), so both run the same chain.
+ * ENS and the demo names on `anvil` (and the names `seed` registers, as the demo names' owner), then every
+ * service's hook, for services that will listen at `urls`. Used by `npm start`, the benches and the image smoke
+ * test (`scripts/images-smoke.ts`), so all run the same chain.
  */
 export async function prepareDevChain(
   anvil: AnvilNode,
   urls: DevStackContext['services'],
   dataDir: string,
   host: string,
+  seed?: (ens: EnsFixture, owner: string) => Promise<void>,
 ): Promise<DevChain> {
   const [owner] = anvil.accounts;
   if (!owner) throw new Error('anvil started without accounts');
   const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
   try {
     await seedDemoNames(ens, owner.address);
+    await seed?.(ens, owner.address);
     const contracts: Record<string, string> = { ...ens.addresses };
     const ctx: DevStackContext = {
       rpcUrl: anvil.rpcUrl,

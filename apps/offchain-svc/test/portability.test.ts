@@ -381,6 +381,26 @@ describe('records of maximal size: search and export pages are bounded in bytes'
     const one = await request(svc.app).get('/api/v1/subnames/big07.big.eth').expect(200);
     expect(lines[7]).toEqual(one.body);
   });
+
+  it('the export writes texts escaped by the database exactly as their GET reads them', async () => {
+    const escapesKey = await svc.keyFor('escapes.eth');
+    const texts = [
+      { key: 'quote"back\\slash', value: 'line\nbreak\ttab \u0001\u001f \u007f' },
+      { key: '10', value: 'an integer-like key' },
+      { key: 'emoji', value: '🦊 é 中文 \u2028' },
+      { key: 'empty', value: '' },
+      ...Array.from({ length: 9 }, (_, i) => ({ key: `k${i}`, value: `${i}`.repeat(i * 500) })),
+    ];
+    await request(svc.app)
+      .post('/api/v1/subnames')
+      .set('x-auth-token', escapesKey)
+      .send({ parentName: 'escapes.eth', label: 'odd', texts })
+      .expect(201);
+    const [line] = await exportLines(svc, escapesKey, { parentName: 'escapes.eth' });
+    const one = await request(svc.app).get('/api/v1/subnames/odd.escapes.eth').expect(200);
+    expect(line).toEqual(one.body);
+    expect(Object.keys(line?.texts ?? {})).toHaveLength(texts.length);
+  });
 });
 
 describe('export → bulk import into an empty database → export (typed client)', () => {

@@ -3,7 +3,7 @@ import type { OffchainSubname } from '@nrp/api';
 import type { OffchainDb } from './database';
 import type { OffchainDatabase, SubnamesTable } from './schema';
 
-type SubnameRow = Selectable<SubnamesTable>;
+export type SubnameRow = Selectable<SubnamesTable>;
 
 /** Fields of a create-or-update: `undefined` keeps the stored value, anything else replaces it. */
 export interface SubnameWrite {
@@ -43,13 +43,13 @@ export interface SubnameFilter {
  * An upper bound of a record's JSON length, from its stored columns without reading them into the service: jsonb's
  * text form is never shorter than JSON.stringify's (same escapes, plus spaces); the rest is the fixed fields.
  */
-const recordBytes = sql<number>`(
+export const recordBytes = sql<number>`(
   octet_length(texts::text) + octet_length(addresses::text) + octet_length(metadata::text)
   + octet_length(full_name) + octet_length(parent_name) + octet_length(label)
   + coalesce(octet_length(contenthash), 0) + coalesce(octet_length(owner), 0) + 512)::int`;
 
 /** The leading rows whose bytes together stay within `maxBytes`; always the first. */
-function withinBytes<T extends { bytes: number }>(rows: T[], maxBytes: number): T[] {
+export function withinBytes<T extends { bytes: number }>(rows: T[], maxBytes: number): T[] {
   let total = 0;
   const kept: T[] = [];
   for (const row of rows) {
@@ -264,36 +264,6 @@ export async function deleteSubname(
     .returningAll()
     .executeTakeFirst();
   return row && toSubname(row);
-}
-
-/**
- * One page of a parent's subnames in label order, after `afterLabel` (keyset paging on the unique
- * (parent_name, label) index: every page costs the same however deep the export is): at most `limit` records, and
- * fewer when their JSON would pass `maxBytes` (at least one). Only the sizes are read first, then the records kept;
- * `bytes` is what the kept records are estimated to take.
- */
-export async function listSubnamesAfter(
-  { db }: OffchainDb,
-  parentName: string,
-  afterLabel: string | undefined,
-  limits: { limit: number; maxBytes: number },
-): Promise<{ items: OffchainSubname[]; bytes: number; more: boolean }> {
-  let query = db.selectFrom('offchain_subnames').where('parent_name', '=', parentName);
-  if (afterLabel !== undefined) query = query.where('label', '>', afterLabel);
-  const sizes = await query
-    .select(['label', recordBytes.as('bytes')])
-    .orderBy('label')
-    .limit(limits.limit)
-    .execute();
-  const kept = withinBytes(sizes, limits.maxBytes);
-  const last = kept.at(-1);
-  if (!last) return { items: [], bytes: 0, more: false };
-  const rows = await query.selectAll().where('label', '<=', last.label).orderBy('label').execute();
-  return {
-    items: rows.map(toSubname),
-    bytes: kept.reduce((sum, row) => sum + Number(row.bytes), 0),
-    more: kept.length < sizes.length || sizes.length === limits.limit,
-  };
 }
 
 /**

@@ -140,7 +140,8 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       summary: 'Export every subname of a parent (NDJSON)',
       description:
         'Needs an API key for `parentName` (403 otherwise). `application/x-ndjson`: one record per line, the ' +
-        'record shape of `GET /api/v1/subnames/{fullSubname}`, in label order (code points), streamed page by ' +
+        'record shape of `GET /api/v1/subnames/{fullSubname}` (texts in their stored order), in label order (code ' +
+        'points), streamed page by ' +
         'page (at most 1,000 records and 1 MB) so the service holds one page whatever the size. An interrupted export resumes with `cursor` = ' +
         'the `label` of the last complete line received. To import an export elsewhere, turn each record into ' +
         'a create body (`toCreateSubnameInput` in the typed client) and send them to `POST ' +
