@@ -10,15 +10,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePort, until } from '@nrp/testkit';
+import { docker, dockerRun, startContainer } from './docker';
 
 const run = promisify(execFile);
 
 export type ServiceUrls = Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
-
-async function docker(...args: string[]): Promise<string> {
-  const { stdout } = await run('docker', args, { maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
-}
 
 /** The checks of the console image: one line each, and whether any failed. */
 export async function smokeConsoleImage(
@@ -34,19 +30,7 @@ export async function smokeConsoleImage(
   const baseSize = Number(await docker('image', 'inspect', '-f', '{{.Size}}', 'node:24-bookworm-slim'));
   const size = Number(await docker('image', 'inspect', '-f', '{{.Size}}', image));
 
-  const bare = await run('docker', [
-    'run',
-    '--rm',
-    '--network',
-    'host',
-    '--read-only',
-    '-e',
-    'PORT=0',
-    image,
-  ]).then(
-    () => ({ code: 0, stderr: '' }),
-    (err: { code?: number; stderr?: string }) => ({ code: err.code ?? -1, stderr: err.stderr ?? '' }),
-  );
+  const bare = await dockerRun(['--rm', '--network', 'host', '--read-only', '-e', 'PORT=0', image]);
   const bareLines = bare.stderr.trim().split('\n').filter(Boolean);
   check(
     'no variables',
@@ -57,7 +41,6 @@ export async function smokeConsoleImage(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const name = 'nrp-smoke-console';
-  await run('docker', ['rm', '-f', name]).catch(() => undefined);
   const env = {
     PORT: String(port),
     NETWORK: 'sepolia',
@@ -66,19 +49,7 @@ export async function smokeConsoleImage(
     METADATA_URL: services.metadata,
     RESOLVER_URL: services.resolver,
   };
-  await docker(
-    'run',
-    '-d',
-    '--name',
-    name,
-    '--network',
-    'host',
-    '--read-only',
-    '--tmpfs',
-    '/tmp',
-    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    image,
-  );
+  await startContainer(name, image, env);
   try {
     await until(
       () =>

@@ -18,6 +18,7 @@ import { Pool } from 'pg';
 import { namehash } from '@nrp/ens';
 import { freePort, startAnvil, startS3Server } from '@nrp/testkit';
 import { smokeConsoleImage } from './console-image-smoke';
+import { docker, dockerRun, startContainer } from './docker';
 import { prepareDevChain, services, type ServiceModule } from './dev-stack';
 
 const run = promisify(execFile);
@@ -40,22 +41,6 @@ interface Row {
   sigterm: string;
   missingVariable: string;
   metrics: string;
-}
-
-async function docker(...args: string[]): Promise<string> {
-  const { stdout } = await run('docker', args, { maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
-}
-
-/** docker run that may fail: its exit code and both streams. */
-async function dockerRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('docker', ['run', ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
 }
 
 async function waitReady(url: string, timeoutMs: number): Promise<string> {
@@ -215,21 +200,7 @@ async function main(): Promise<void> {
       };
       const mounts = env.LISTINGS_FILE ? ['-v', `${env.LISTINGS_FILE}:${env.LISTINGS_FILE}:ro`] : [];
       const name = `nrp-smoke-${service.name}`;
-      await run('docker', ['rm', '-f', name]).catch(() => undefined);
-      await docker(
-        'run',
-        '-d',
-        '--name',
-        name,
-        '--network',
-        'host',
-        '--read-only',
-        '--tmpfs',
-        '/tmp',
-        ...mounts,
-        ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        image,
-      );
+      await startContainer(name, image, env, mounts);
       containers.push(name);
     }
 
