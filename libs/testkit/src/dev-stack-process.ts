@@ -41,9 +41,11 @@ export interface DevStackProcess {
   stop(): Promise<void>;
 }
 
+const READY_LINE = 'Name Records Platform is running';
+
 /**
  * Runs `npm start` (scripts/dev-stack.ts) as a newcomer does, as its own process on free ports in a fresh data
- * directory, with only PATH and `env(ports)` in its environment, and waits for its dev-stack.json.
+ * directory, with only PATH and `env(ports)` in its environment, and waits for its summary (dev-stack.json written).
  */
 export async function startDevStackProcess(
   env: (ports: DevStackPorts) => Record<string, string> = () => ({}),
@@ -71,7 +73,12 @@ export async function startDevStackProcess(
   };
   const file = path.join(dataDir, 'dev-stack.json');
   try {
-    await until(() => existsSync(file) || child.exitCode !== null, 'dev-stack.json', timeoutMs);
+    // Ready once it says so (the summary comes after dev-stack.json; a pipe may deliver it a moment later).
+    await until(
+      () => output.includes(READY_LINE) || child.exitCode !== null,
+      'the dev stack running',
+      timeoutMs,
+    );
     if (!existsSync(file)) throw new Error(`the dev stack exited early:\n${output}`);
   } catch (err) {
     await stop();
