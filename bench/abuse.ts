@@ -1,6 +1,6 @@
 /**
- * `npm run bench:abuse`: every attack of issue 20 against the dev stack as service processes (bench/stack.ts: PGlite
- * from source, or with DATABASE_URL PostgreSQL and the built bundles), with the services' own limits (nothing is
+ * `npm run bench:abuse`: every attack of issue 20 against the dev stack as service processes (bench/stack.ts: the built
+ * bundles, on PGlite, or with DATABASE_URL on PostgreSQL), with the services' own limits (nothing is
  * lifted). Prints one table: attack, answer (status and bytes), time, peak RSS growth of the attacked service over
  * its RSS just before the attack (VmRSS sampled every 20 ms), and its RSS 60 s after its group. The 60 s wait is
  * shared by a group: the attacks on offchain-svc (and the lookups through resolver-svc), then those on
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
     const metadataAfter = rssMb(stack.service('metadata').child.pid ?? 0);
     const rows = [...offchainRows, ...metadataRows];
     console.log(
-      `Abuse (issue 20) on ${DATABASE_URL ? 'PostgreSQL, built bundles' : 'PGlite, from source'}; ` +
+      `Abuse (issue 20) on ${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, built bundles; ` +
         `RSS after: ${SETTLE_MS / 1000} s after the attacked service's group`,
     );
     console.log(

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { startAnvil, type AnvilNode, type DevStackContext, type EnsFixture } from '@nrp/testkit';
+import { startAnvil, stopChild, type AnvilNode, type DevStackContext, type EnsFixture } from '@nrp/testkit';
 import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
 
 const HOST = '127.0.0.1';
@@ -50,7 +50,8 @@ export interface BenchStackOptions {
 async function waitReady(url: string, child: ChildProcess, name: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode})`);
     try {
       if ((await fetch(`${url}/ready`)).ok) return;
     } catch {
@@ -61,17 +62,17 @@ async function waitReady(url: string, child: ChildProcess, name: string): Promis
   throw new Error(`${name} was not ready within 120 s`);
 }
 
-/** Resident set size of a process (VmRSS from /proc: Linux only), in MB. */
-export function rssMb(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A memory figure of a process from /proc (Linux only), in MB. */
+function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
+/** Resident set size of a process (VmRSS), in MB. */
+export const rssMb = (pid: number): number => procStatusMb(pid, 'VmRSS');
+
 /** Peak resident set size of a process (VmHWM), in MB. */
-export function peakRssMb(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
+export const peakRssMb = (pid: number): number => procStatusMb(pid, 'VmHWM');
 
 /** Builds the service's production bundle (as `nx build <service>` does) and answers its path. */
 function bundle(service: string): string {
@@ -111,12 +112,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
   const anvil = await startAnvil();
   const running: StackService[] = [];
   const stop = async (): Promise<void> => {
-    for (const { child } of running) child.kill('SIGTERM');
-    await Promise.all(
-      running.map(({ child }) =>
-        child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
-      ),
-    );
+    await Promise.all(running.map(({ child }) => stopChild(child)));
     await anvil.stop();
     await dropSchemas(opts.run);
     rmSync(dataDir, { recursive: true, force: true });

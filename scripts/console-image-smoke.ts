@@ -7,12 +7,8 @@
  *
  *   node -r esbuild-register scripts/console-image-smoke.ts <tag>
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { freePort, until } from '@nrp/testkit';
-import { docker, dockerRun, startContainer } from './docker';
-
-const run = promisify(execFile);
+import { docker, dockerRun, removeContainer, startContainer } from './docker';
 
 export type ServiceUrls = Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
 
@@ -105,7 +101,7 @@ export async function smokeConsoleImage(
     const code = await docker('wait', name);
     check('SIGTERM', code === '0', `exit ${code}`);
   } finally {
-    await run('docker', ['rm', '-f', name]).catch(() => undefined);
+    await removeContainer(name);
   }
   return { lines, failed };
 }

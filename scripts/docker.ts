@@ -21,6 +21,11 @@ export async function dockerRun(args: string[]): Promise<{ code: number; stdout:
   }
 }
 
+/** Removes the container `name`, if there is one. */
+export async function removeContainer(name: string): Promise<void> {
+  await run('docker', ['rm', '-f', name]).catch(() => undefined);
+}
+
 /**
  * Starts `image` detached as `name` (replacing one of that name) the way operators run our images: on the host
  * network, with a read-only root filesystem and a tmpfs /tmp, and `env` as its variables.
@@ -31,7 +36,7 @@ export async function startContainer(
   env: Record<string, string>,
   extraArgs: string[] = [],
 ): Promise<void> {
-  await run('docker', ['rm', '-f', name]).catch(() => undefined);
+  await removeContainer(name);
   await docker(
     'run',
     '-d',

@@ -9,19 +9,16 @@
  *
  *   node -r esbuild-register scripts/images-smoke.ts <tag>
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import { namehash } from '@nrp/ens';
 import { freePort, startAnvil, startS3Server } from '@nrp/testkit';
 import { smokeConsoleImage } from './console-image-smoke';
-import { docker, dockerRun, startContainer } from './docker';
+import { docker, dockerRun, removeContainer, startContainer } from './docker';
 import { prepareDevChain, services, type ServiceModule } from './dev-stack';
 
-const run = promisify(execFile);
 const tag = process.argv[2] ?? 'dev';
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** A database of its own, created and dropped here, so nothing in it is shared with tests running meanwhile. */
@@ -237,7 +234,7 @@ async function main(): Promise<void> {
       const name = `nrp-smoke-${service.name}`;
       await docker('kill', '--signal', 'TERM', name);
       const code = await docker('wait', name);
-      const logs = await run('docker', ['logs', name]).then((r) => r.stdout);
+      const logs = await docker('logs', name);
       const drained = logs.includes('"msg":"draining"') && logs.includes('"msg":"stopped"');
       row.sigterm = `exit ${code}${drained ? ', drained' : ', NOT drained'}`;
       if (code !== '0' || !drained) failed = true;
@@ -246,7 +243,7 @@ async function main(): Promise<void> {
     consoleLines = consoleSmoke.lines;
     if (consoleSmoke.failed) failed = true;
   } finally {
-    await Promise.all(containers.map((name) => run('docker', ['rm', '-f', name]).catch(() => undefined)));
+    await Promise.all(containers.map(removeContainer));
     await dropDatabase().catch(() => undefined);
     await admin.end();
     await s3.stop();

@@ -237,8 +237,10 @@ export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
     const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
+    // Its size is known before the render: one that is too large costs no render.
+    servable({ bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width: 0, height: 0 });
     const { width, height } = await checkSvgRenders(clean, budget);
-    return servable({ bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height });
+    return { bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width, height };
   }
   const what = detected.kind === 'text' ? 'text (not an SVG document)' : detected.mime;
   throw new ProblemError(

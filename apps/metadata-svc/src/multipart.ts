@@ -48,28 +48,30 @@ export function checkDeclaredUpload(field: string, maxBytes: number): RequestHan
   };
 }
 
+/** An upload form: one file, a few signed fields (the file's size is the route's). */
+const FORM_LIMITS = {
+  files: 1,
+  fields: 6,
+  parts: 8,
+  fieldSize: FIELD_MAX_BYTES,
+  fieldNameSize: 100,
+  headerPairs: 50,
+} as const;
+
 /** The form limits (multer's codes) in our words. */
 const PART_LIMITS: Partial<Record<MulterError['code'], string>> = {
-  LIMIT_PART_COUNT: 'at most 8 parts',
+  LIMIT_PART_COUNT: `at most ${FORM_LIMITS.parts} parts`,
   LIMIT_FILE_COUNT: 'exactly one file',
-  LIMIT_FIELD_KEY: 'field names of at most 100 bytes',
-  LIMIT_FIELD_VALUE: `field values of at most ${FIELD_MAX_BYTES} bytes`,
-  LIMIT_FIELD_COUNT: 'at most 6 fields',
+  LIMIT_FIELD_KEY: `field names of at most ${FORM_LIMITS.fieldNameSize} bytes`,
+  LIMIT_FIELD_VALUE: `field values of at most ${FORM_LIMITS.fieldSize} bytes`,
+  LIMIT_FIELD_COUNT: `at most ${FORM_LIMITS.fields} fields`,
   MISSING_FIELD_NAME: 'every part needs a name',
 };
 
 export function multipartUpload(field: string, maxBytes: number): RequestHandler {
   const parser = multer({
     storage: multer.memoryStorage(),
-    limits: {
-      fileSize: maxBytes,
-      files: 1,
-      fields: 6,
-      parts: 8,
-      fieldSize: FIELD_MAX_BYTES,
-      fieldNameSize: 100,
-      headerPairs: 50,
-    },
+    limits: { ...FORM_LIMITS, fileSize: maxBytes },
   }).single(field);
 
   return (req, res, next) => {

@@ -241,10 +241,17 @@ export class NetworkNameIndex {
 
   private async timestamps(blockNumbers: number[]): Promise<Map<number, number>> {
     const unique = [...new Set(blockNumbers)];
-    const blocks = await Promise.all(unique.map((n) => this.block(n)));
-    return new Map(blocks.map((b) => [b.number, b.timestamp]));
+    const timestamps = new Map<number, number>();
+    // A backfill batch may span thousands of blocks: read them a few at a time, not all at once from one node.
+    for (let i = 0; i < unique.length; i += BLOCK_READS_AT_ONCE) {
+      const blocks = await Promise.all(unique.slice(i, i + BLOCK_READS_AT_ONCE).map((n) => this.block(n)));
+      for (const b of blocks) timestamps.set(b.number, b.timestamp);
+    }
+    return timestamps;
   }
 }
+
+const BLOCK_READS_AT_ONCE = 16;
 
 /** The wait before the next run after `failures` failed runs in a row: the interval doubled each time, capped. */
 export function retryDelayMs(

@@ -11,7 +11,7 @@ import {
   InvalidAddressError,
   InvalidContenthashError,
 } from '@nrp/ens';
-import { ensName, ethAddress, INVALID_NAME_ISSUE } from '@nrp/validation';
+import { ensName, ethAddress, INVALID_NAME_ISSUE, lowerCaseAddress } from '@nrp/validation';
 
 /** Limits of the create-or-update input (what an experienced integrator expects; see the OpenAPI document). */
 export const OFFCHAIN_LIMITS = {
@@ -259,7 +259,7 @@ export type SearchSubnamesResult = z.output<typeof searchSubnamesResponse>;
 
 /** EIP-3668 POST body of the CCIP-Read gateway. */
 export const gatewayRequest = z.strictObject({
-  sender: ethAddress,
+  sender: lowerCaseAddress,
   data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes'),
 });
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -13,6 +12,7 @@ import {
   queryBoolean,
 } from '@nrp/validation';
 import { createDatabase } from '@nrp/db';
+import { freePort } from '@nrp/testkit';
 import {
   closeRedis,
   createApp,
@@ -74,15 +74,6 @@ afterAll(async () => {
   await redis?.quit();
 });
 
-/** A port nothing listens on (just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 function app(overrides: Partial<AppOptions> = {}) {
   return createApp({
     service: `test-svc-${randomUUID()}`,
@@ -135,7 +126,7 @@ describe('shared endpoints', () => {
   });
 
   it('GET /ready names an unreachable Redis and database in our words, never their socket errors', async () => {
-    const closed = await closedPort();
+    const closed = await freePort(); // nothing listens on it
     const logger = createLogger('test', 'silent');
     const downRedis = createRedisClient(`redis://127.0.0.1:${closed}`, logger);
     const database = createDatabase({ url: `postgres://postgres@127.0.0.1:${closed}/test` });

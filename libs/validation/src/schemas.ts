@@ -27,22 +27,14 @@ export function ensName(limits: { min?: number; max?: number } = {}) {
     .meta({ description: 'ENS name; normalised with ENSIP-15 before use.' });
 }
 
-/**
- * Recent EIP-55 checksums by input (null: not an address): each costs a keccak-256, more than the rest of a cached
- * gateway answer, and the same resolvers and owners come again and again.
- */
-const checksums = new Map<string, string | null>();
-const CHECKSUMS_MAX = 10_000;
+const ADDRESS_MESSAGE = 'must be a 0x-prefixed 20-byte Ethereum address';
 
-function checksummed(value: string): string | null {
-  if (value.length !== 42) return null;
-  let known = checksums.get(value);
-  if (known === undefined) {
-    known = /^0x[0-9a-fA-F]{40}$/.test(value) && isAddress(value) ? getAddress(value) : null;
-    if (checksums.size >= CHECKSUMS_MAX) checksums.clear();
-    checksums.set(value, known);
-  }
-  return known;
+/** 0x and 40 hex digits, all lower or upper case, or mixed case that is its EIP-55 checksum. */
+function isAcceptedAddress(value: string): boolean {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return false;
+  const digits = value.slice(2);
+  // One case throughout carries no checksum; only mixed case costs a keccak-256 to check.
+  return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isAddress(value);
 }
 
 /**
@@ -51,13 +43,30 @@ function checksummed(value: string): string | null {
  */
 export const ethAddress = z
   .string()
-  .refine((value) => checksummed(value) !== null, {
-    message: 'must be a 0x-prefixed 20-byte Ethereum address',
+  .transform((value, ctx) => {
+    if (isAcceptedAddress(value)) return getAddress(value);
+    ctx.addIssue({ code: 'custom', message: ADDRESS_MESSAGE });
+    return z.NEVER;
   })
-  .transform((value) => checksummed(value) ?? value)
   .meta({
     description: 'Ethereum address (0x + 40 hex digits).',
     example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  });
+
+/**
+ * An address accepted as `ethAddress` accepts it, answered in lower case: for a CCIP-Read gateway's `sender`
+ * (EIP-3668 clients send lower case), where an EIP-55 checksum of every request would cost more than a cached answer.
+ */
+export const lowerCaseAddress = z
+  .string()
+  .transform((value, ctx) => {
+    if (isAcceptedAddress(value)) return value.toLowerCase();
+    ctx.addIssue({ code: 'custom', message: ADDRESS_MESSAGE });
+    return z.NEVER;
+  })
+  .meta({
+    description: 'Ethereum address (0x + 40 hex digits), read in lower case.',
+    example: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
   });
 
 export const hexString = z

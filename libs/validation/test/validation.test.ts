@@ -7,6 +7,7 @@ import {
   defineProblems,
   ensName,
   ethAddress,
+  lowerCaseAddress,
   MAX_INPUT_DEPTH,
   notFoundHandler,
   parsePart,
@@ -55,6 +56,16 @@ describe('schemas', () => {
     expect(ethAddress.parse('0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266')).toBe(
       '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     );
+  });
+
+  it('lowerCaseAddress accepts what ethAddress accepts and answers lower case', () => {
+    const lower = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+    expect(lowerCaseAddress.parse('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(lower);
+    expect(lowerCaseAddress.parse('0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266')).toBe(lower);
+    expect(lowerCaseAddress.parse(lower)).toBe(lower);
+    expect(lowerCaseAddress.safeParse('0xF39fd6e51aad88f6f4ce6ab8827279cfffb92266').success).toBe(false);
+    expect(lowerCaseAddress.safeParse('0x1234').success).toBe(false);
+    expect(lowerCaseAddress.safeParse('f39fd6e51aad88f6f4ce6ab8827279cfffb92266').success).toBe(false);
   });
 
   it('queryBoolean takes true/false/1/0 only', () => {

@@ -115,7 +115,9 @@ export function parseImport(fileName: string, text: string, parentName: string):
             : { ...value, parentName: value.parentName ?? parentName, label: value.label ?? '' };
         return [{ line: index + 1, label: String(value.label), item }];
       } catch (err) {
-        return [{ line: index + 1, label: '', error: `not a JSON object: ${(err as Error).message}` }];
+        const error =
+          err instanceof InputError ? err.message : `not a JSON object: ${(err as Error).message}`;
+        return [{ line: index + 1, label: '', error }];
       }
     });
   }
