@@ -5,7 +5,6 @@ import {SignedMintController} from "../SignedMintController.sol";
 
 interface IL2MintRegistry {
     function parentNode() external view returns (bytes32);
-    function makeNode(string calldata label) external view returns (bytes32);
     function available(string calldata label) external view returns (bool);
     function register(string calldata label, address to, uint64 expiry, uint32 fuses) external returns (bytes32);
     function transferFrom(address from, address to, uint256 tokenId) external;
@@ -20,6 +19,8 @@ interface IL2MintRegistry {
 ///         `ctx.expiry` 0 means the name never expires.
 contract L2MintController is SignedMintController {
     IL2MintRegistry public immutable registry;
+    /// The registry's parent (immutable there too): read once, not on every mint.
+    bytes32 public immutable parentNode;
 
     error WrongParent(bytes32 parentNode, bytes32 registryParent);
 
@@ -31,11 +32,12 @@ contract L2MintController is SignedMintController {
     ) SignedMintController(treasury_, signer_, owner_) {
         if (registry_ == address(0)) revert ZeroAddress();
         registry = IL2MintRegistry(registry_);
+        parentNode = IL2MintRegistry(registry_).parentNode();
     }
 
     /// @notice Whether `label` under `parentNode` is registered and live (MintController's question).
-    function subnameExists(bytes32 parentNode, string calldata label) external view returns (bool) {
-        return parentNode == registry.parentNode() && !registry.available(label);
+    function subnameExists(bytes32 parentNode_, string calldata label) external view returns (bool) {
+        return parentNode_ == parentNode && !registry.available(label);
     }
 
     /// ERC-721 receiver: the registry mints to this contract while it writes the records.
@@ -48,15 +50,13 @@ contract L2MintController is SignedMintController {
         MintContext calldata ctx,
         bytes[] calldata resolverData
     ) internal override returns (bytes32 node, uint64 expiry) {
-        bytes32 registryParent = registry.parentNode();
-        if (ctx.parentNode != registryParent) revert WrongParent(ctx.parentNode, registryParent);
-        node = registry.makeNode(ctx.label);
-        if (!registry.available(ctx.label)) revert NameAlreadyExists(node);
+        if (ctx.parentNode != parentNode) revert WrongParent(ctx.parentNode, parentNode);
         expiry = ctx.expiry == 0 ? type(uint64).max : ctx.expiry;
+        // The registry refuses a live label (NameAlreadyExists, the same error as this contract's).
         if (resolverData.length == 0) {
-            registry.register(ctx.label, ctx.owner, expiry, ctx.fuses);
+            node = registry.register(ctx.label, ctx.owner, expiry, ctx.fuses);
         } else {
-            registry.register(ctx.label, address(this), expiry, ctx.fuses);
+            node = registry.register(ctx.label, address(this), expiry, ctx.fuses);
             _applyRecords(address(registry), node, resolverData);
             registry.transferFrom(address(this), ctx.owner, uint256(node));
         }
