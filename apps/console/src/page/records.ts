@@ -57,12 +57,26 @@ export function formatAddresses(record: OffchainSubname): string {
     .join('\n');
 }
 
-/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
+/** A CSV row and the line of the file it starts on. */
+export interface CsvRow {
+  line: number;
+  cells: string[];
+}
+
+/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks. Blank rows are left out. */
+export function parseCsv(text: string): CsvRow[] {
+  const rows: CsvRow[] = [];
   let row: string[] = [];
   let cell = '';
   let quoted = false;
+  let line = 1;
+  let rowLine = 1;
+  const endRow = () => {
+    row.push(cell);
+    if (row.some((v) => v !== '')) rows.push({ line: rowLine, cells: row });
+    row = [];
+    cell = '';
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
@@ -70,21 +84,22 @@ export function parseCsv(text: string): string[][] {
         cell += '"';
         i++;
       } else if (c === '"') quoted = false;
-      else cell += c;
+      else {
+        if (c === '\n') line++;
+        cell += c;
+      }
     } else if (c === '"') quoted = true;
     else if (c === ',') {
       row.push(cell);
       cell = '';
     } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      if (row.some((v) => v !== '')) rows.push(row);
-      row = [];
-      cell = '';
+      endRow();
+      line++;
+      rowLine = line;
     } else cell += c;
   }
-  row.push(cell);
-  if (row.some((v) => v !== '')) rows.push(row);
+  endRow();
   return rows;
 }
 
@@ -121,11 +136,11 @@ export function parseImport(fileName: string, text: string, parentName: string):
       }
     });
   }
-  const [header = [], ...rows] = parseCsv(text);
-  const columns = header.map((h) => h.trim());
-  if (!columns.includes('label')) return [{ line: 1, label: '', error: 'the header has no label column' }];
-  return rows.map((cells, index) => {
-    const line = index + 2;
+  const [header, ...rows] = parseCsv(text);
+  const columns = (header?.cells ?? []).map((h) => h.trim());
+  if (!columns.includes('label'))
+    return [{ line: header?.line ?? 1, label: '', error: 'the header has no label column' }];
+  return rows.map(({ line, cells }) => {
     const item: CreateSubnameInput = { parentName, label: '', texts: [], addresses: [] };
     try {
       columns.forEach((column, c) => {
