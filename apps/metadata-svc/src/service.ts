@@ -205,5 +205,5 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     stopNonceSweeper,
     () => eventRelay.stop(),
   );
-  return { app, version, onShutdown, routes, context };
+  return { app, version, onShutdown, routes, context, metrics };
 };

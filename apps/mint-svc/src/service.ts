@@ -253,5 +253,5 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     metrics,
   });
   logger.info({ signer: signer.address }, 'mint signer ready');
-  return { app, version, onShutdown, routes, context: ctx };
+  return { app, version, onShutdown, routes, context: ctx, metrics };
 };

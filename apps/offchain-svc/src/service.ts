@@ -197,5 +197,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     onShutdown,
     routes,
     context,
+    metrics,
   };
 };

@@ -111,5 +111,5 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     redis,
     metrics,
   });
-  return { app, version, onShutdown, routes, context: ctx };
+  return { app, version, onShutdown, routes, context: ctx, metrics };
 };

@@ -10,9 +10,11 @@ import {
 } from 'prom-client';
 
 /**
- * A service's Prometheus registry (one per app, so several apps can live in one process without clashing) with
- * Node's process metrics and the domain metrics operators watch beside the HTTP histograms. Every service exposes
- * every family; a family a service never observes has no samples.
+ * A service's Prometheus registry (one per app, so several apps can live in one process without clashing) with the
+ * domain metrics operators watch beside the HTTP histograms. Every service exposes every family; a family a service
+ * never observes has no samples. Node's process metrics are added by whoever runs the process
+ * (`collectProcessMetrics`), not here: prom-client's collector observes GC for as long as the process lives, so an app
+ * built and dropped (a test, a bench) would otherwise keep its whole module graph alive.
  */
 export interface ServiceMetrics {
   registry: Registry;
@@ -31,7 +33,6 @@ export interface ServiceMetrics {
 export function createServiceMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
   const rpcCalls = new Histogram({
     name: 'rpc_call_duration_seconds',
     help: 'JSON-RPC calls to the chain nodes in seconds, by network, method and outcome (ok, error, failed).',
@@ -63,6 +64,11 @@ export function createServiceMetrics(service: string): ServiceMetrics {
       registers: [registry],
     }),
   };
+}
+
+/** Node's process metrics (CPU, memory, event loop lag, GC) in `registry`, once per running service. */
+export function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
 }
 
 const DURATION_NAME = 'http_request_duration_seconds';

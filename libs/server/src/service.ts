@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '@nrp/db';
 import type { BlobStore } from '@nrp/storage';
 import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { collectProcessMetrics, type ServiceMetrics } from './metrics';
 import type { RouteDefinition } from './route';
 import { exitOnStartupError, runService, type RunningService } from './run';
 
@@ -56,6 +57,8 @@ export interface ServiceInstance<Context extends ServiceContext = ServiceContext
   /** The routes the app serves (besides the shared endpoints), for tests that exercise every one. */
   routes: RouteDefinition[];
   context: Context;
+  /** The registry the app serves at /metrics; `startService` adds the process metrics to it. */
+  metrics: ServiceMetrics;
 }
 
 /** Every service's `createService(config, logger, overrides?)`; `main` and the dev stack hand in no overrides. */
@@ -73,7 +76,8 @@ export async function startService<C extends BaseConfig>(
   options: { handleSignals?: boolean } = {},
 ): Promise<RunningService & { logger: Logger }> {
   const logger = createLogger(name, config.LOG_LEVEL);
-  const { app, version, onShutdown } = await factory(config, logger);
+  const { app, version, onShutdown, metrics } = await factory(config, logger);
+  collectProcessMetrics(metrics.registry);
   logger.info({ version, node: process.version, config: redactConfig(config) }, 'starting');
   const running = await runService({
     app,

@@ -15,7 +15,7 @@ describe('main', () => {
     expect(result.stderr).toMatch(/^Invalid configuration: PORT: .*"not-a-port"/);
   });
 
-  it('logs its version and redacted configuration at start, and exits 0 after draining on SIGTERM', async () => {
+  it('logs its version and redacted configuration at start, serves process metrics, and exits 0 after draining on SIGTERM', async () => {
     const child = spawn(process.execPath, ['-r', 'esbuild-register', fixture], {
       env: {
         PATH: process.env.PATH,
@@ -35,6 +35,14 @@ describe('main', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await listening;
+    const { url } = JSON.parse(
+      stdout.split('\n').find((line) => line.includes('"msg":"listening"')) ?? '{}',
+    ) as {
+      url: string;
+    };
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^process_resident_memory_bytes\{service="fixture-svc"\} \d+/m);
+    expect(metrics).toContain('nodejs_gc_duration_seconds');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
 
