@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { OUTPUT_FORMATS, TRANSFORM_FITS, TRANSFORM_SIZES } from '@nrp/api';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import type { EnsChain } from '@nrp/testkit';
+import { expectProblem, type EnsChain } from '@nrp/testkit';
 import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars/variants';
 import { ImageWork } from '../src/avatars/image-work';
 import {
@@ -60,12 +60,6 @@ function serve(path: string, bytes: Buffer, type = 'application/octet-stream'): 
 }
 
 const get = (path: string) => request(h.service.app).get(path);
-
-function expectProblem(res: request.Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body.code).toBe(code);
-}
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });

@@ -10,7 +10,7 @@ import {
   type SignInBinding,
   type SignInMessage,
 } from '../src';
-import { alice, CHAIN_ID, DOMAIN, expectProblem, openNonceDatabase, siweMessage } from './support';
+import { alice, CHAIN_ID, DOMAIN, expectRejection, openNonceDatabase, siweMessage } from './support';
 
 const BASE = 'https://meta.example.com';
 const demoAvatar = `${BASE}/profile/sepolia/demo.eth/avatar`;
@@ -133,7 +133,7 @@ describe('verifySignIn with a binding', () => {
     const text = siweMessage({ address: alice.address, nonce, issuedAt: now, resources: [demoAvatar] });
     const request = { message: text, signature: await alice.signMessage(text), address: alice.address };
     const context = { domains: [DOMAIN], chainId: CHAIN_ID, scope: 'avatar', nonces, now };
-    await expectProblem(
+    await expectRejection(
       verifySignIn(request, { ...context, binding: binding('upload', wrappedAvatar) }),
       'RESOURCE_MISMATCH',
     );

@@ -10,7 +10,7 @@ import {
   type PgNonceStore,
   type SignInContext,
 } from '../src';
-import { alice, CHAIN_ID, expectProblem, openNonceDatabase, siweMessage, viemMessage } from './support';
+import { alice, CHAIN_ID, expectRejection, openNonceDatabase, siweMessage, viemMessage } from './support';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 
@@ -71,26 +71,26 @@ describe('ERC-1271 contract wallet sign-in', () => {
       address: walletAddress,
       signatureKind: 'erc1271',
     });
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
   });
 
   it('refuses a signature by a key that does not own the wallet, without burning the nonce', async () => {
     const request = await contractWalletRequest(alice); // the wallet's owner is anvil account 1, alice is account 0
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_SIGNATURE', /not valid for/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_SIGNATURE', /not valid for/);
     const good = { ...request, signature: owner.signingKey.sign(hashMessage(request.message)).serialized };
     await expect(verifySignIn(good, ctx)).resolves.toMatchObject({ signatureKind: 'erc1271' });
   });
 
   it('refuses a contract wallet signature when no provider is configured', async () => {
     const request = await contractWalletRequest(owner);
-    await expectProblem(verifySignIn(request, { ...ctx, provider: undefined }), 'INVALID_SIGNATURE');
+    await expectRejection(verifySignIn(request, { ...ctx, provider: undefined }), 'INVALID_SIGNATURE');
   });
 
   it('refuses a contract without isValidSignature, and an address without code', async () => {
     const atStop = await contractWalletRequest(owner, siweMessage, notAWallet);
-    await expectProblem(verifySignIn(atStop, ctx), 'INVALID_SIGNATURE');
+    await expectRejection(verifySignIn(atStop, ctx), 'INVALID_SIGNATURE');
     const eoa = await contractWalletRequest(owner, siweMessage, alice.address);
-    await expectProblem(verifySignIn(eoa, ctx), 'INVALID_SIGNATURE');
+    await expectRejection(verifySignIn(eoa, ctx), 'INVALID_SIGNATURE');
   });
 
   it('still verifies plain accounts by ecrecover when a provider is configured', async () => {
@@ -105,7 +105,7 @@ describe('ERC-1271 contract wallet sign-in', () => {
     const request = await contractWalletRequest(owner);
     const dead = new JsonRpcProvider('http://127.0.0.1:9', CHAIN_ID, { staticNetwork: true });
     try {
-      await expectProblem(
+      await expectRejection(
         verifySignIn(request, { ...ctx, provider: dead }),
         'UPSTREAM_ERROR',
         /ERC-1271/,

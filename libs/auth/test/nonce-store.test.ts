@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '@nrp/db';
 import { ProblemError } from '@nrp/validation';
 import { createNonceStore, type NonceTables, type PgNonceStore } from '../src';
-import { alice, bob, expectProblem, openNonceDatabase } from './support';
+import { alice, bob, expectRejection, openNonceDatabase } from './support';
 
 const TTL = 5 * 60_000;
 const t0 = new Date('2026-11-22T10:00:00.000Z');
@@ -41,8 +41,8 @@ describe('issue', () => {
   });
 
   it('refuses a malformed address or scope with a 400', async () => {
-    await expectProblem(store.issue('0x1234', 'avatar'), 'INVALID_INPUT', /not an Ethereum address/, 400);
-    await expectProblem(
+    await expectRejection(store.issue('0x1234', 'avatar'), 'INVALID_INPUT', /not an Ethereum address/, 400);
+    await expectRejection(
       store.issue(alice.address, 'avatar+'),
       'INVALID_INPUT',
       /not a valid nonce scope/,
@@ -55,7 +55,7 @@ describe('consume', () => {
   it('is single-use: the second consume is INVALID_NONCE (already used)', async () => {
     const { nonce } = await store.issue(alice.address, 'avatar', t0);
     await expect(store.consume(nonce, alice.address, 'avatar', t0)).resolves.toBeUndefined();
-    await expectProblem(store.consume(nonce, alice.address, 'avatar', t0), 'INVALID_NONCE', /already used/);
+    await expectRejection(store.consume(nonce, alice.address, 'avatar', t0), 'INVALID_NONCE', /already used/);
   });
 
   it('binds the nonce to the address case-insensitively', async () => {
@@ -66,7 +66,7 @@ describe('consume', () => {
   });
 
   it('refuses an unknown nonce', async () => {
-    await expectProblem(
+    await expectRejection(
       store.consume('NeverIssued0123456789', alice.address, 'avatar', t0),
       'INVALID_NONCE',
       /unknown/,
@@ -75,13 +75,17 @@ describe('consume', () => {
 
   it('refuses a nonce issued to another address, and leaves it usable by its owner', async () => {
     const { nonce } = await store.issue(alice.address, 'avatar', t0);
-    await expectProblem(store.consume(nonce, bob.address, 'avatar', t0), 'INVALID_NONCE', /another address/);
+    await expectRejection(
+      store.consume(nonce, bob.address, 'avatar', t0),
+      'INVALID_NONCE',
+      /another address/,
+    );
     await store.consume(nonce, alice.address, 'avatar', t0);
   });
 
   it('refuses an expired nonce (EXPIRED_NONCE) at exactly its expiry, and accepts it 1 ms before', async () => {
     const { nonce, expiresAt } = await store.issue(alice.address, 'avatar', t0);
-    await expectProblem(
+    await expectRejection(
       store.consume(nonce, alice.address, 'avatar', new Date(expiresAt)),
       'EXPIRED_NONCE',
       /expired at 2026-11-22T10:05:00.000Z/,
@@ -98,16 +102,16 @@ describe('consume', () => {
     await store.consume(both3.nonce, alice.address, 'avatar+header', t0);
 
     const header = await store.issue(alice.address, 'header', t0);
-    await expectProblem(
+    await expectRejection(
       store.consume(header.nonce, alice.address, 'avatar', t0),
       'NONCE_SCOPE_MISMATCH',
       /issued for scope "header", which does not allow "avatar"/,
     );
-    await expectProblem(
+    await expectRejection(
       store.consume(header.nonce, alice.address, 'avatar+header', t0),
       'NONCE_SCOPE_MISMATCH',
     );
-    await expectProblem(store.consume(header.nonce, alice.address, '', t0), 'NONCE_SCOPE_MISMATCH');
+    await expectRejection(store.consume(header.nonce, alice.address, '', t0), 'NONCE_SCOPE_MISMATCH');
     // None of the refusals used it up.
     await store.consume(header.nonce, alice.address, 'header', t0);
   });
@@ -115,7 +119,7 @@ describe('consume', () => {
   it('reports a used nonce as used even when it has expired since', async () => {
     const { nonce, expiresAt } = await store.issue(alice.address, 'avatar', t0);
     await store.consume(nonce, alice.address, 'avatar', t0);
-    await expectProblem(
+    await expectRejection(
       store.consume(nonce, alice.address, 'avatar', new Date(expiresAt + 1)),
       'INVALID_NONCE',
       /already used/,
@@ -146,7 +150,11 @@ describe('sweepExpired', () => {
     const old = await store.issue(alice.address, 'avatar', later);
     const fresh = await store.issue(alice.address, 'avatar', new Date(later.getTime() + 60_000));
     expect(await store.sweepExpired(new Date(old.expiresAt))).toBe(1);
-    await expectProblem(store.consume(old.nonce, alice.address, 'avatar', later), 'INVALID_NONCE', /unknown/);
+    await expectRejection(
+      store.consume(old.nonce, alice.address, 'avatar', later),
+      'INVALID_NONCE',
+      /unknown/,
+    );
     await store.consume(fresh.nonce, alice.address, 'avatar', new Date(old.expiresAt));
   });
 });
@@ -157,7 +165,7 @@ describe('custom table', () => {
     try {
       const mintStore = createNonceStore(own.db, { table: 'mint_nonces', ttlMs: 1000 });
       const { nonce } = await mintStore.issue(bob.address, 'listing', t0);
-      await expectProblem(mintStore.consume(nonce, bob.address, 'avatar', t0), 'NONCE_SCOPE_MISMATCH');
+      await expectRejection(mintStore.consume(nonce, bob.address, 'avatar', t0), 'NONCE_SCOPE_MISMATCH');
       await mintStore.consume(nonce, bob.address, 'listing', t0);
       const { count } = await own.db
         .selectFrom('mint_nonces' as 'auth_nonces')

@@ -73,7 +73,7 @@ export function viemMessage(f: MessageFields): string {
 }
 
 /** Awaits `promise`, expecting it to reject with a ProblemError of `code` whose detail matches `detail`. */
-export async function expectProblem(
+export async function expectRejection(
   promise: Promise<unknown>,
   code: string,
   detail?: RegExp,

@@ -13,7 +13,7 @@ import {
   bob,
   CHAIN_ID,
   DOMAIN,
-  expectProblem,
+  expectRejection,
   openNonceDatabase,
   siweMessage,
   viemMessage,
@@ -80,7 +80,7 @@ describe.each(Object.entries(builders))('happy path with a message built by %s',
       signatureKind: 'eoa',
     });
     // Single use: the very same request again is a replay.
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
   });
 
   it('accepts the minimal message of the spec (no optional fields)', async () => {
@@ -96,7 +96,7 @@ describe('INVALID_SIGNATURE', () => {
   it('refuses a signature made by another key, without burning the nonce', async () => {
     const request = await signedRequest();
     const forged = { ...request, signature: await bob.signMessage(request.message) };
-    await expectProblem(verifySignIn(forged, ctx), 'INVALID_SIGNATURE', /not valid for 0xf39F/);
+    await expectRejection(verifySignIn(forged, ctx), 'INVALID_SIGNATURE', /not valid for 0xf39F/);
     await expect(verifySignIn(request, ctx)).resolves.toMatchObject({ address: alice.address });
   });
 
@@ -106,13 +106,13 @@ describe('INVALID_SIGNATURE', () => {
       ...request,
       message: request.message.replace('Upload an avatar.', 'Upload anything.'),
     };
-    await expectProblem(verifySignIn(tampered, ctx), 'INVALID_SIGNATURE', /signature is not valid/);
+    await expectRejection(verifySignIn(tampered, ctx), 'INVALID_SIGNATURE', /signature is not valid/);
   });
 
   it('refuses a malformed signature', async () => {
     const request = await signedRequest();
     for (const signature of ['', '0x', 'not-hex', `0x${'11'.repeat(65)}`]) {
-      await expectProblem(
+      await expectRejection(
         verifySignIn({ ...request, signature }, ctx),
         'INVALID_SIGNATURE',
         /signature is not valid/,
@@ -122,7 +122,7 @@ describe('INVALID_SIGNATURE', () => {
 
   it('refuses a message that does not parse, saying so', async () => {
     const signature = await alice.signMessage('hello');
-    await expectProblem(
+    await expectRejection(
       verifySignIn({ message: 'hello', signature, address: alice.address }, ctx),
       'INVALID_SIGNATURE',
       /does not parse as EIP-4361/,
@@ -132,7 +132,7 @@ describe('INVALID_SIGNATURE', () => {
   it('refuses a message whose address is not EIP-55 checksummed, as not parsing', async () => {
     const request = await signedRequest();
     const message = request.message.replace(alice.address, alice.address.toLowerCase());
-    await expectProblem(
+    await expectRejection(
       verifySignIn({ ...request, message, signature: await alice.signMessage(message) }, ctx),
       'INVALID_SIGNATURE',
       /does not parse as EIP-4361: line 2: invalid EIP-55 address/,
@@ -141,26 +141,26 @@ describe('INVALID_SIGNATURE', () => {
 
   it('refuses an oversized message before parsing it', async () => {
     const request = await signedRequest({ statement: 'x'.repeat(9000) });
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_SIGNATURE', /longer than 8192/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_SIGNATURE', /longer than 8192/);
   });
 });
 
 describe('INVALID_NONCE', () => {
   it('refuses a nonce that was never issued', async () => {
     const request = await signedRequest({ nonce: 'NeverIssuedNonce12345' });
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_NONCE', /unknown/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_NONCE', /unknown/);
   });
 
   it('refuses a replayed (used) nonce', async () => {
     const request = await signedRequest();
     await verifySignIn(request, ctx);
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_NONCE', /already used/);
   });
 
   it('refuses a nonce issued to another address', async () => {
     const { nonce } = await nonces.issue(bob.address, 'avatar', now);
     const request = await signedRequest({ nonce });
-    await expectProblem(verifySignIn(request, ctx), 'INVALID_NONCE', /another address/);
+    await expectRejection(verifySignIn(request, ctx), 'INVALID_NONCE', /another address/);
   });
 
   it('lets exactly one of concurrent identical sign-ins through', async () => {
@@ -176,7 +176,7 @@ describe('EXPIRED_NONCE', () => {
   it('refuses a nonce past its lifetime (injected now), and accepts it just before', async () => {
     const { nonce, expiresAt } = await nonces.issue(alice.address, 'avatar', now);
     const request = await signedRequest({ nonce });
-    await expectProblem(
+    await expectRejection(
       verifySignIn(request, { ...ctx, now: new Date(expiresAt) }),
       'EXPIRED_NONCE',
       /expired at/,
@@ -191,7 +191,7 @@ describe('NONCE_SCOPE_MISMATCH', () => {
   it('refuses a header nonce for an avatar operation, without burning it', async () => {
     const { nonce } = await nonces.issue(alice.address, 'header', now);
     const request = await signedRequest({ nonce });
-    await expectProblem(verifySignIn(request, ctx), 'NONCE_SCOPE_MISMATCH', /"header".*"avatar"/);
+    await expectRejection(verifySignIn(request, ctx), 'NONCE_SCOPE_MISMATCH', /"header".*"avatar"/);
     await expect(verifySignIn(request, { ...ctx, scope: 'header' })).resolves.toMatchObject({ nonce });
   });
 });
@@ -199,7 +199,7 @@ describe('NONCE_SCOPE_MISMATCH', () => {
 describe('ADDRESS_MISMATCH', () => {
   it("refuses an address field that is not the message's address", async () => {
     const request = await signedRequest();
-    await expectProblem(
+    await expectRejection(
       verifySignIn({ ...request, address: bob.address }, ctx),
       'ADDRESS_MISMATCH',
       /0x7099/,
@@ -211,7 +211,7 @@ describe('ADDRESS_MISMATCH', () => {
 describe('CHAIN_MISMATCH', () => {
   it('refuses a message for another chain (mainnet message, sepolia path)', async () => {
     const request = await signedRequest({ chainId: 1 });
-    await expectProblem(
+    await expectRejection(
       verifySignIn(request, ctx),
       'CHAIN_MISMATCH',
       /chain id 1 is not this network's chain id 11155111/,
@@ -222,21 +222,21 @@ describe('CHAIN_MISMATCH', () => {
 describe('DOMAIN_MISMATCH', () => {
   it('refuses a domain that is not configured', async () => {
     const request = await signedRequest({ domain: 'evil.example.com' });
-    await expectProblem(verifySignIn(request, ctx), 'DOMAIN_MISMATCH', /"evil.example.com"/);
+    await expectRejection(verifySignIn(request, ctx), 'DOMAIN_MISMATCH', /"evil.example.com"/);
   });
 
   it('compares host and port: another port is another domain', async () => {
     const withPort = { ...ctx, domains: ['localhost:3000'] };
     const wrongPort = await signedRequest({ domain: 'localhost:3001' });
-    await expectProblem(verifySignIn(wrongPort, withPort), 'DOMAIN_MISMATCH');
+    await expectRejection(verifySignIn(wrongPort, withPort), 'DOMAIN_MISMATCH');
     const noPort = await signedRequest({ domain: 'localhost' });
-    await expectProblem(verifySignIn(noPort, withPort), 'DOMAIN_MISMATCH');
+    await expectRejection(verifySignIn(noPort, withPort), 'DOMAIN_MISMATCH');
   });
 
   it('refuses a domain with user info, whose host is an accepted domain, and leaves the nonce usable', async () => {
     const withPort = { ...ctx, domains: ['localhost:3001'] };
     const request = await signedRequest({ domain: 'evil@localhost:3001' });
-    await expectProblem(verifySignIn(request, withPort), 'DOMAIN_MISMATCH', /carries user info/);
+    await expectRejection(verifySignIn(request, withPort), 'DOMAIN_MISMATCH', /carries user info/);
     await expectNonceStillUsable(parseSignInMessage(request.message).nonce);
   });
 
@@ -251,7 +251,7 @@ describe('DOMAIN_MISMATCH', () => {
 describe('MESSAGE_EXPIRED', () => {
   it('refuses a message whose Expiration Time has passed (injected now)', async () => {
     const request = await signedRequest({ expirationTime: at(60_000) });
-    await expectProblem(
+    await expectRejection(
       verifySignIn(request, { ...ctx, now: at(60_000) }),
       'MESSAGE_EXPIRED',
       /Expiration Time 2026-11-22T10:01:00.000Z has passed/,
@@ -261,18 +261,22 @@ describe('MESSAGE_EXPIRED', () => {
 
   it('refuses a message before its Not Before', async () => {
     const request = await signedRequest({ notBefore: at(5 * 60_000) });
-    await expectProblem(verifySignIn(request, ctx), 'MESSAGE_EXPIRED', /Not Before .* has not been reached/);
+    await expectRejection(
+      verifySignIn(request, ctx),
+      'MESSAGE_EXPIRED',
+      /Not Before .* has not been reached/,
+    );
     await expectNonceStillUsable(request.message.match(/Nonce: (\w+)/)?.[1] ?? '');
   });
 
   it('refuses Issued At more than the clock skew in the future, and tolerates it within', async () => {
     const tooEarly = await signedRequest({ issuedAt: at(61_000) });
-    await expectProblem(
+    await expectRejection(
       verifySignIn(tooEarly, ctx),
       'MESSAGE_EXPIRED',
       /Issued At .* more than 60 s in the future/,
     );
-    await expectProblem(
+    await expectRejection(
       verifySignIn(await signedRequest({ issuedAt: at(11_000) }), { ...ctx, clockSkewSeconds: 10 }),
       'MESSAGE_EXPIRED',
       /more than 10 s/,

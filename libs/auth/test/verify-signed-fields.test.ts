@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '@nrp/db';
 import { createNonceStore, verifySignedFields, type NonceTables, type PgNonceStore } from '../src';
-import { alice, bob, CHAIN_ID, DOMAIN, expectProblem, openNonceDatabase, siweMessage } from './support';
+import { alice, bob, CHAIN_ID, DOMAIN, expectRejection, openNonceDatabase, siweMessage } from './support';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 let handle: DatabaseHandle<NonceTables>;
@@ -32,20 +32,20 @@ describe('verifySignedFields', () => {
       chainId: CHAIN_ID,
       domain: DOMAIN,
     });
-    await expectProblem(verifySignedFields(request, context()), 'INVALID_NONCE', /already used/);
+    await expectRejection(verifySignedFields(request, context()), 'INVALID_NONCE', /already used/);
   });
 
   it('keeps the service context: scope, chain id of the network, domains, and the claimed address', async () => {
-    await expectProblem(
+    await expectRejection(
       verifySignedFields(await fields('minter'), context('listing')),
       'NONCE_SCOPE_MISMATCH',
     );
-    await expectProblem(verifySignedFields(await fields('listing', alice, 1), context()), 'CHAIN_MISMATCH');
-    await expectProblem(
+    await expectRejection(verifySignedFields(await fields('listing', alice, 1), context()), 'CHAIN_MISMATCH');
+    await expectRejection(
       verifySignedFields(await fields(), { ...context(), domains: ['elsewhere.example'] }),
       'DOMAIN_MISMATCH',
     );
-    await expectProblem(
+    await expectRejection(
       verifySignedFields({ ...(await fields()), address: bob.address }, context()),
       'ADDRESS_MISMATCH',
     );

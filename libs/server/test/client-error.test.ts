@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { createTestApp, listenForTests } from '@nrp/testkit';
+import { createTestApp, expectProblem, listenForTests } from '@nrp/testkit';
 import { defineRoute, type RunningService } from '../src';
 
 interface RawAnswer {
@@ -57,12 +57,12 @@ describe("Node's HTTP parser errors answer problem+json", () => {
   });
   afterAll(() => running.shutdown());
 
-  function expectProblem(answer: RawAnswer, status: number, code: string): void {
-    expect(answer.status).toBe(status);
+  /** A problem answered by the parser's handler: the connection closes after it, its length announced. */
+  function expectClosingProblem(answer: RawAnswer, status: number, code: string): void {
+    expectProblem(answer, status, code);
     expect(answer.headers['content-type']).toBe('application/problem+json');
     expect(answer.headers.connection).toBe('close');
     expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-    expect(JSON.parse(answer.body)).toMatchObject({ status, code, type: `/docs/errors#${code}` });
   }
 
   it('a URL over 16 KB is 431 HEADERS_TOO_LARGE', async () => {
@@ -70,13 +70,13 @@ describe("Node's HTTP parser errors answer problem+json", () => {
       running.url,
       `GET /health?pad=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`,
     );
-    expectProblem(answer, 431, 'HEADERS_TOO_LARGE');
+    expectClosingProblem(answer, 431, 'HEADERS_TOO_LARGE');
   });
 
   it('headers over 16 KB are 431 HEADERS_TOO_LARGE', async () => {
     const cookie = `Cookie: ${'c=1; '.repeat(4000)}\r\n`;
     const answer = await rawRequest(running.url, `GET /health HTTP/1.1\r\nHost: x\r\n${cookie}\r\n`);
-    expectProblem(answer, 431, 'HEADERS_TOO_LARGE');
+    expectClosingProblem(answer, 431, 'HEADERS_TOO_LARGE');
   });
 
   it.each([
@@ -91,7 +91,7 @@ describe("Node's HTTP parser errors answer problem+json", () => {
       'POST /h HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     ],
   ])('%s is 400 MALFORMED_REQUEST', async (_what, raw) => {
-    expectProblem(await rawRequest(running.url, raw), 400, 'MALFORMED_REQUEST');
+    expectClosingProblem(await rawRequest(running.url, raw), 400, 'MALFORMED_REQUEST');
   });
 
   it('the server goes on serving after each of them', async () => {

@@ -23,3 +23,4 @@ export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
 export * from './rpc-proxy';
+export * from './problems';
