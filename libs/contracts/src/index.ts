@@ -1,4 +1,4 @@
-import { Contract, ContractFactory, type ContractRunner, type InterfaceAbi, type Signer } from 'ethers';
+import { Contract, ContractFactory, type ContractRunner, type Signer } from 'ethers';
 import erc1155AvatarJson from '../artifacts/ERC1155AvatarTestDouble.json';
 import erc1271WalletJson from '../artifacts/ERC1271WalletTestDouble.json';
 import erc721AvatarJson from '../artifacts/ERC721AvatarTestDouble.json';
@@ -9,16 +9,9 @@ import reverseNameRegistrarJson from '../artifacts/ReverseNameRegistrar.json';
 import signedOffchainResolverJson from '../artifacts/SignedOffchainResolver.json';
 import universalResolverJson from '../artifacts/UniversalResolver.json';
 
-/** A compiled contract: what `scripts/compile.ts` writes to `artifacts/<Name>.json`. */
-export interface ContractArtifact {
-  contractName: string;
-  abi: InterfaceAbi;
-  bytecode: string;
-}
+import { artifact, type ContractArtifact } from './artifact';
 
-function artifact(json: { contractName: string; abi: unknown[]; bytecode: string }): ContractArtifact {
-  return { contractName: json.contractName, abi: json.abi as InterfaceAbi, bytecode: json.bytecode };
-}
+export type { ContractArtifact } from './artifact';
 
 /** Our IUniversalResolver (v3 behaviour: ENSIP-10, ENSIP-19 reverse, ENSIP-21 batch gateways, ENSIP-22). */
 export const universalResolverArtifact = artifact(universalResolverJson);

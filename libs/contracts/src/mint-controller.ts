@@ -6,14 +6,10 @@ import {
   type TypedDataField,
 } from 'ethers';
 import mintControllerJson from '../artifacts/MintController.json';
-import type { ContractArtifact } from './index';
+import { artifact } from './artifact';
 
 /** The mint controller (src/MintController.sol): EIP-712 signed subname mints, payments, records. */
-export const mintControllerArtifact: ContractArtifact = {
-  contractName: mintControllerJson.contractName,
-  abi: mintControllerJson.abi,
-  bytecode: mintControllerJson.bytecode,
-};
+export const mintControllerArtifact = artifact(mintControllerJson);
 
 /** EIP-712 domain name and version the controller verifies against. */
 export const MINT_DOMAIN_NAME = 'NameRecordsMint';

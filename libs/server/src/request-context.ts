@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from './logger';
+import type { Logger } from 'pino';
 
 declare module 'express-serve-static-core' {
   interface Request {
