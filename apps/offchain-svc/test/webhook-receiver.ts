@@ -14,6 +14,8 @@ export interface WebhookReceiver {
   answered: number;
   /** How the next request is answered (status code), given how many arrived before it. */
   respond: (before: number) => number;
+  /** While set, answers wait for it (after the delay): attempts stay in flight until the test lets them go. */
+  held?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,9 +33,11 @@ export async function startReceiver(delayMs = 0): Promise<WebhookReceiver> {
       const status = receiver.respond(receiver.received.length);
       receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       setTimeout(() => {
-        res.statusCode = status;
-        receiver.answered += 1;
-        res.end();
+        void (receiver.held ?? Promise.resolve()).then(() => {
+          res.statusCode = status;
+          receiver.answered += 1;
+          res.end();
+        });
       }, delayMs);
     });
   });
