@@ -9,9 +9,11 @@ import {
   createTestRedis,
   devChainEnv,
   startEnsChain,
+  startRpcProxy,
   startTestGateway,
   startTestService,
   type EnsChain,
+  type RpcProxy,
   type TestGateway,
   type TestRedis,
   type TestService,
@@ -19,7 +21,6 @@ import {
 import { configSchema, type Config } from '../src/config';
 import type { RouteContext } from '../src/routes/context';
 import { createService } from '../src/service';
-import { startRpcProxy, type RpcProxy } from './rpc-proxy';
 
 export const IPFS_URI = 'ipfs://bafybeibj6lixxzqtsb45ysdjnupvqkufgdvzqbnvmhw2kf7cfkesy7r7d4';
 export const BTC_ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';

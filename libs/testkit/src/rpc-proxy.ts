@@ -17,8 +17,14 @@ export type RpcFault = { result: unknown } | 'not-json' | 'drop';
 export interface RpcProxy {
   /** `http://127.0.0.1:{port}` */
   url: string;
-  /** Every call received, in order (batches flattened). */
+  /** Every call received since the last reset, in order (batches flattened). */
   seen: SeenRpcCall[];
+  /** HTTP requests received since the last reset: the round trips a client made. */
+  requests(): number;
+  /** The methods of `seen`. */
+  methods(): string[];
+  /** Forgets what was received. */
+  reset(): void;
   /** Decides per call; undefined (the default) forwards. */
   setFault(fault: ((call: SeenRpcCall) => RpcFault | undefined) | undefined): void;
   stop(): Promise<void>;
@@ -53,17 +59,19 @@ const readBody = (req: IncomingMessage): Promise<string> =>
   });
 
 /**
- * A JSON-RPC proxy in front of a node (`target`, e.g. anvil) that answers chosen calls with garbage or drops them:
- * a node misbehaving for real over HTTP, while every other call reaches the real node. Batches are handled call by
- * call.
+ * A JSON-RPC proxy in front of a node (`target`, e.g. anvil) that counts the round trips and calls a client makes
+ * (tests and bench/resolver.ts), and answers chosen calls with garbage or drops them: a node misbehaving for real
+ * over HTTP, while every other call reaches the real node. Batches are handled call by call.
  */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const seen: SeenRpcCall[] = [];
+  let requestCount = 0;
   let decide: ((call: SeenRpcCall) => RpcFault | undefined) | undefined;
   const sockets = new Set<Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readBody(req);
+    requestCount += 1;
     const parsed = JSON.parse(body) as RpcRequest | RpcRequest[];
     const requests = Array.isArray(parsed) ? parsed : [parsed];
     const faults = requests.map((r) => {
@@ -110,6 +118,12 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    requests: () => requestCount,
+    methods: () => seen.map((call) => call.method),
+    reset() {
+      seen.length = 0;
+      requestCount = 0;
+    },
     setFault(next) {
       decide = next;
     },
