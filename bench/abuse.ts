@@ -19,6 +19,7 @@ import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsFixture } from '@nrp/testkit';
 import { DATABASE_URL, rssMb, startBenchStack, type BenchStack } from './stack';
+import { markdownTable } from './table';
 
 const RUN = `bench_abuse_${Date.now().toString(36)}`;
 const SETTLE_MS = Number(process.env.ABUSE_SETTLE_MS ?? 60_000);
@@ -354,12 +355,6 @@ async function metadataAttacks(stack: BenchStack): Promise<Row[]> {
   return rows;
 }
 
-function table(header: string[], lines: string[][]): string {
-  const widths = header.map((_, c) => Math.max(...[header, ...lines].map((l) => (l[c] ?? '').length)));
-  const row = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
-  return [row(header), row(widths.map((w) => '-'.repeat(w))), ...lines.map(row)].join('\n');
-}
-
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
 async function main(): Promise<void> {
@@ -386,7 +381,7 @@ async function main(): Promise<void> {
         `RSS after: ${SETTLE_MS / 1000} s after the attacked service's group`,
     );
     console.log(
-      table(
+      markdownTable(
         [
           'attack',
           'service',
@@ -406,7 +401,7 @@ async function main(): Promise<void> {
       ),
     );
     console.log(
-      table(
+      markdownTable(
         ['service', 'RSS at start (MB)', 'RSS after the run (MB)', 'change'],
         pids.map(([name, pid]) => {
           const start = baseline.get(name) ?? Number.NaN;

@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { buildConsolePage } from '../apps/console/scripts/build';
 import { buildClientPackage } from '../libs/client/scripts/build';
+import { markdownTable } from './table';
 
 const GOAL_GZIPPED = 25 * 1024;
 const CONSOLE_GOAL_GZIPPED = 200 * 1024;
@@ -73,11 +74,7 @@ async function main(): Promise<void> {
       ),
     );
     const header = ['browser bundle of', 'min KB', 'gzip KB', 'goal gzip KB', 'met'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-    console.log(line(header));
-    console.log(line(widths.map((w) => '-'.repeat(w))));
-    for (const row of rows) console.log(line(row));
+    console.log(markdownTable(header, rows));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

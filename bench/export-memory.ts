@@ -19,6 +19,7 @@ import { loadConfig } from '@nrp/server';
 import { startServiceProcess } from '@nrp/testkit/src/service-process';
 import { configSchema } from '../apps/offchain-svc/src/config';
 import { openDatabase, type OffchainDb } from '../apps/offchain-svc/src/data/database';
+import { markdownTable } from './table';
 
 const SMALL_ROWS = Number(process.env.EXPORT_BENCH_ROWS ?? 1_000_000);
 const MAXIMAL_ROWS = Number(process.env.EXPORT_BENCH_MAXIMAL ?? 10_000);
@@ -165,15 +166,11 @@ async function main(): Promise<void> {
     r.peakGrowthMb.toFixed(1),
     r.peakGrowthMb <= LIMIT_MB ? 'yes' : 'NO',
   ]);
-  const widths = header.map((_, c) => Math.max(...[header, ...lines].map((l) => (l[c] ?? '').length)));
-  const row = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
   console.log(
     [
       `offchain-svc export memory on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}, the service as its own process ` +
         `(seeded in ${seedSeconds.toFixed(0)} s)`,
-      row(header),
-      row(widths.map((w) => '-'.repeat(w))),
-      ...lines.map(row),
+      markdownTable(header, lines),
     ].join('\n'),
   );
   if (runs[0]?.[1].rows !== SMALL_ROWS || runs[1]?.[1].rows !== MAXIMAL_ROWS) {

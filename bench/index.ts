@@ -24,6 +24,7 @@ import { configSchema } from '../apps/mint-svc/src/config';
 import { latestCheckpoints } from '../apps/mint-svc/src/data/names-index';
 import { createService } from '../apps/mint-svc/src/service';
 import { signMintContext } from '../apps/mint-svc/src/sign-mint';
+import { markdownTable } from './table';
 
 const MINTS = Number(process.env.BENCH_INDEX_MINTS ?? 10_000);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 10);
@@ -252,14 +253,10 @@ async function main(): Promise<void> {
     ],
   ];
   const header = ['measurement', 'result', 'detail'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(
     [
       `mint-svc names index bench: anvil + ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} on loopback`,
-      line(header),
-      line(widths.map((w) => '-'.repeat(w))),
-      ...rows.map(line),
+      markdownTable(header, rows),
     ].join('\n'),
   );
 

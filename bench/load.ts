@@ -17,6 +17,7 @@ import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { DevStackContext } from '@nrp/testkit';
 import type { ServiceModule } from '../scripts/dev-stack';
 import { DATABASE_URL, peakRssMb, REDIS_URL, startBenchStack, type StackService } from './stack';
+import { markdownTable } from './table';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 30);
@@ -217,16 +218,11 @@ function printTable(rows: Row[]): void {
     String(r.otherErrors),
     r.peakRssMb.toFixed(0),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const row = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
   console.log(
     [
       `Load: ${CONNECTIONS} connections, ${DURATION_SECONDS} s per service, one service at a time; ` +
         `${DATABASE_URL ? 'PostgreSQL, built bundles' : 'PGlite, from source'}, ${REDIS_URL ? 'Redis' : 'no Redis'}`,
-      row(header),
-      `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
-      ...lines.map(row),
+      markdownTable(header, lines, { numeric: true }),
     ].join('\n'),
   );
 }

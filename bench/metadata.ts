@@ -30,6 +30,7 @@ import {
   startEnsChain,
   type EnsChain,
 } from '@nrp/testkit';
+import { markdownTable } from './table';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const RENDERS = Number(process.env.BENCH_RENDERS ?? 30);
@@ -410,12 +411,7 @@ async function main(): Promise<void> {
         '',
       ],
     ];
-    const width = Math.max(...rows.map((r) => r[0].length));
-    console.log(`| ${'metric'.padEnd(width)} | value        | target   |`);
-    console.log(`| ${'-'.repeat(width)} | ------------ | -------- |`);
-    for (const [metric, value, target] of rows) {
-      console.log(`| ${metric.padEnd(width)} | ${value.padEnd(12)} | ${target.padEnd(8)} |`);
-    }
+    console.log(markdownTable(['metric', 'value', 'target'], rows));
   } finally {
     for (const child of children) child.kill('SIGTERM');
     remote?.close();

@@ -15,6 +15,7 @@ import { createLogger, loadConfig } from '@nrp/server';
 import { devChainEnv, startEnsChain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
 import { createService } from '../apps/mint-svc/src/service';
+import { markdownTable } from './table';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const MINTS = Number(process.env.BENCH_MINTS ?? 50);
@@ -206,14 +207,10 @@ async function main(): Promise<void> {
     'RPC round trips / req',
     'eth_calls / req',
   ];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(
     [
       `mint-svc bench: ${SAMPLES} requests per HTTP operation, ${MINTS} on-chain mints, anvil + PGlite on loopback`,
-      line(header),
-      line(widths.map((w) => '-'.repeat(w))),
-      ...rows.map(line),
+      markdownTable(header, rows),
     ].join('\n'),
   );
 

@@ -25,6 +25,7 @@ import { configSchema } from '../apps/offchain-svc/src/config';
 import { issueApiKey } from '../apps/offchain-svc/src/api-keys';
 import { openDatabase, type OffchainDb } from '../apps/offchain-svc/src/data/database';
 import { createService } from '../apps/offchain-svc/src/service';
+import { markdownTable } from './table';
 
 const URL_ = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TOTAL_ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -498,14 +499,10 @@ async function main(): Promise<void> {
     ...results.map((r) => `${r.seedSeconds.toFixed(1)} s`),
     '',
   ]);
-  const widths = header.map((_, c) => Math.max(...[header, ...lines].map((l) => (l[c] ?? '').length)));
-  const row = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
   console.log(
     [
       `offchain-svc on PostgreSQL (${PARENTS} parents, ${SAMPLES} sequential requests per latency, loopback HTTP)`,
-      row(header),
-      row(widths.map((w) => '-'.repeat(w))),
-      ...lines.map(row),
+      markdownTable(header, lines),
     ].join('\n'),
   );
 }
