@@ -10,7 +10,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { startAnvil, stopChild, type AnvilNode, type DevStackContext, type EnsFixture } from '@nrp/testkit';
+import {
+  SERVICE_RUNTIME_ENV,
+  startAnvil,
+  stopChild,
+  type AnvilNode,
+  type DevStackContext,
+  type EnsFixture,
+} from '@nrp/testkit';
 import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
 
 const HOST = '127.0.0.1';
@@ -127,6 +134,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       const child = spawn(process.execPath, [bundle(module.name)], {
         env: {
           ...process.env,
+          ...SERVICE_RUNTIME_ENV,
           ...ctx.env,
           ...contributions.get(module)?.env,
           ...storageEnv(opts.run, module.name),

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { SERVICE_RUNTIME_ENV } from '@nrp/testkit';
 
 const root = path.resolve(__dirname, '..');
 
@@ -39,6 +40,12 @@ it('every image scripts/images.sh builds is a final stage of its own on the Node
     const stage = stages.get(`${target} \${NODE_IMAGE}`);
     expect(stage).toContain('USER 1000:1000');
     expect(stage).toContain('CMD ["node"');
+    // The services' runtime settings, which bench and test service processes share (the console serves files).
+    if (target !== 'console') {
+      const env = /^ENV (.*)$/m.exec(stage ?? '')?.[1]?.split(' ') ?? [];
+      for (const [name, value] of Object.entries(SERVICE_RUNTIME_ENV))
+        expect(env).toContain(`${name}=${value}`);
+    }
   }
   // A build stage runs nothing as a service would (a missing FROM once made the metadata-svc lines part of one).
   for (const [name, stage] of stages) if (name.includes('-build')) expect(stage).not.toMatch(/^(USER|CMD) /m);
