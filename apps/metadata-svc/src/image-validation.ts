@@ -33,6 +33,13 @@ const CONTENT_TYPES: Record<ImageFormat, string> = {
   svg: 'image/svg+xml',
 };
 
+/** The format of a content type this service stored, or undefined for any other. */
+export function formatOfContentType(contentType: string): ImageFormat | undefined {
+  return (Object.keys(CONTENT_TYPES) as ImageFormat[]).find(
+    (format) => CONTENT_TYPES[format] === contentType,
+  );
+}
+
 let purifier: DOMPurify | undefined;
 let xmlSerializer: { serializeToString(node: Node): string } | undefined;
 

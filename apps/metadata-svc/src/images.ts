@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { ConfirmResult } from '@nrp/api';
 import type { NetworkName } from '@nrp/chain';
 import { namehash, parentOf } from '@nrp/ens';
 import { newEvent, type EventOutbox } from '@nrp/outbox';
@@ -224,7 +225,6 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
     if (err instanceof PendingLimitReached) throw pendingLimitProblem(err, now);
     throw err;
   }
-  resetGetCheck(ctx, { network, node, kind });
   return {
     ...base,
     isUpdate: existing !== undefined || replacedPending !== undefined,
@@ -275,95 +275,88 @@ export async function deleteImage(
   };
 }
 
+/** What confirming the pending uploads of one name and kind came to. */
+export type PendingCheck =
+  | { status: 'confirmed'; image: Image }
+  /** No live pending upload (none, expired, or taken by a concurrent confirmation or delete). */
+  | { status: 'none' }
+  /** The record does not point at the stable URL `url` (yet). */
+  | { status: 'record-not-set'; url: string }
+  /** The record is set, but none of the pending uploads is by the name's owner (`owner`, or nobody). */
+  | { status: 'not-owner'; owner: string | null };
+
 /**
- * Confirms, among the pending uploads of ONE name and kind, the one whose uploader owns the name, if the record
- * now points at the stable URL. The record and the owner are each read once for the whole group (not once per
- * uploader), and the owner only when the record is set. Returns true when an upload became the visible image.
+ * The confirmation step of the upload lifecycle: among the pending uploads of ONE name and kind, the one whose
+ * uploader owns the name becomes the visible image, if the record now points at the stable URL. The record and the
+ * owner are each read once for the whole group (not once per uploader), and the owner only when the record is set.
+ * Run by the worker and by the explicit confirm request, never by a read.
  */
-export async function checkPendingGroup(ctx: MetadataContext, rows: Image[]): Promise<boolean> {
+export async function confirmPendingGroup(ctx: MetadataContext, rows: Image[]): Promise<PendingCheck> {
   const now = ctx.now();
   const live = rows.filter((r) => r.pending_until !== null && r.pending_until.getTime() > now.getTime());
   if (live.length < rows.length) await sweepExpiredPending(ctx);
   const first = live[0];
-  if (!first) return false;
+  if (!first) return { status: 'none' };
   const network = first.network as NetworkName;
   const access = ctx.networks[network];
-  if (!access) return false;
+  if (!access) return { status: 'none' };
   const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, first.name, first.kind);
   const record = await readTextRecord(access, first.name, first.kind);
-  if (!recordPointsAt(record, url)) return false;
+  if (!recordPointsAt(record, url)) return { status: 'record-not-set', url };
   const { owner } = await findOwner(access, ctx.offchain, first.name);
   const pending = owner === null ? undefined : live.find((r) => r.uploader === owner.toLowerCase());
-  if (!pending) return false;
+  if (!pending) return { status: 'not-owner', owner };
   const outcome = await confirmPending(ctx.db, pending, ctx.now(), ctx.imageEvents);
-  if (!outcome.confirmed) return false;
+  if (!outcome.confirmed) return { status: 'none' };
   await dropBytes(ctx, [outcome.replaced]);
   imagesChanged(ctx, network, pending.node);
   ctx.logger.info({ network, name: pending.name, kind: pending.kind }, 'pending upload confirmed');
-  return true;
+  return { status: 'confirmed', image: { ...pending, status: 'confirmed', pending_until: null } };
 }
 
 /**
- * A GET checks a name's pending uploads at most once per this many milliseconds per process (concurrent GETs of
- * the same name share one check); the worker still checks every PENDING_CHECK_INTERVAL_MS.
+ * Confirms a name's pending upload now, for a client that has just set the record and does not want to wait for
+ * the worker: 404 PENDING_UPLOAD_NOT_FOUND when nothing is pending, 409 RECORD_NOT_SET when the record does not
+ * point at the stable URL, 403 NOT_SUBNAME_OWNER when no pending upload is by the name's owner.
  */
-export const GET_PENDING_CHECK_INTERVAL_MS = 3000;
-const MAX_TRACKED_TARGETS = 10_000;
-
-interface GetChecks {
-  /** ctx.now() ms of the last check started by a GET, per target. */
-  last: Map<string, number>;
-  inFlight: Map<string, Promise<void>>;
-}
-const getChecks = new WeakMap<MetadataContext, GetChecks>();
-
-function getChecksOf(ctx: MetadataContext): GetChecks {
-  let checks = getChecks.get(ctx);
-  if (!checks) {
-    checks = { last: new Map(), inFlight: new Map() };
-    getChecks.set(ctx, checks);
+export async function confirmUpload(
+  ctx: MetadataContext,
+  input: { network: NetworkName; name: string; kind: ImageKind },
+): Promise<ConfirmResult> {
+  const { network, name, kind } = input;
+  const result = await confirmPendingGroup(
+    ctx,
+    await findPending(ctx.db, { network, node: namehash(name), kind }),
+  );
+  switch (result.status) {
+    case 'confirmed':
+      return {
+        subname: name,
+        network,
+        kind,
+        url: stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, name, kind),
+        uploadedAt: result.image.uploaded_at.toISOString(),
+        fileSize: result.image.size,
+      };
+    case 'none':
+      throw new ProblemError(
+        problems.PENDING_UPLOAD_NOT_FOUND,
+        `${name} has no pending ${kind} upload on ${network} (it may be confirmed already, or discarded).`,
+      );
+    case 'record-not-set':
+      throw new ProblemError(
+        problems.RECORD_NOT_SET,
+        `The "${kind}" text record of ${name} is not ${result.url} (yet).`,
+      );
+    case 'not-owner':
+      throw new ProblemError(
+        problems.NOT_SUBNAME_OWNER,
+        `None of the pending uploads of ${name} is by its owner${result.owner ? ` (${result.owner})` : ''}.`,
+      );
   }
-  return checks;
 }
 
 const targetKey = (t: ImageTarget): string => `${t.network}/${t.node}/${t.kind}`;
-
-/**
- * Checks the pending uploads of one name and kind (used by every unauthenticated GET, so bounded: at most one
- * check per target per GET_PENDING_CHECK_INTERVAL_MS in this process, concurrent callers share it, and a check
- * costs one record read and at most one owner read whatever the number of pending uploads). Upstream failures
- * only log.
- */
-export async function checkPendingFor(ctx: MetadataContext, target: ImageTarget): Promise<void> {
-  const checks = getChecksOf(ctx);
-  const key = targetKey(target);
-  const running = checks.inFlight.get(key);
-  if (running) return running;
-  const now = ctx.now().getTime();
-  const last = checks.last.get(key);
-  if (last !== undefined && now - last < GET_PENDING_CHECK_INTERVAL_MS) return;
-  if (checks.last.size >= MAX_TRACKED_TARGETS) {
-    for (const [k, t] of checks.last) if (now - t >= GET_PENDING_CHECK_INTERVAL_MS) checks.last.delete(k);
-    if (checks.last.size >= MAX_TRACKED_TARGETS) checks.last.clear();
-  }
-  checks.last.set(key, now);
-  const run = (async () => {
-    try {
-      await checkPendingGroup(ctx, await findPending(ctx.db, target));
-    } catch (err) {
-      ctx.logger.warn({ err, ...target }, 'checking pending uploads failed');
-    } finally {
-      checks.inFlight.delete(key);
-    }
-  })();
-  checks.inFlight.set(key, run);
-  return run;
-}
-
-/** Forgets when a GET last checked `target`, so the next GET checks at once (a new pending upload arrived). */
-function resetGetCheck(ctx: MetadataContext, target: ImageTarget): void {
-  getChecks.get(ctx)?.last.delete(targetKey(target));
-}
 
 /** Removes pending uploads whose window has passed: their rows, then their bytes. Returns how many. */
 export async function sweepExpiredPending(ctx: MetadataContext): Promise<number> {
@@ -385,7 +378,7 @@ export async function processPending(
   let confirmed = 0;
   for (const rows of groups.values()) {
     try {
-      if (await checkPendingGroup(ctx, rows)) confirmed++;
+      if ((await confirmPendingGroup(ctx, rows)).status === 'confirmed') confirmed++;
     } catch (err) {
       ctx.logger.warn({ err, ids: rows.map((r) => r.id) }, 'checking pending uploads failed');
     }
@@ -427,12 +420,6 @@ export async function sweepOrphans(
   return removed;
 }
 
-/** The visible image of a name, checking its pending uploads first. */
-export async function visibleImage(ctx: MetadataContext, target: ImageTarget): Promise<Image | undefined> {
-  await checkPendingFor(ctx, target);
-  return findConfirmed(ctx.db, target);
-}
-
 /**
  * The image a name shows, with its bytes, as the image route serves it; IMAGE_NOT_FOUND when it has none (or its
  * bytes are gone, which is logged: a row should never outlive its blob).
@@ -441,7 +428,7 @@ export async function servedImage(
   ctx: MetadataContext,
   target: ImageTarget & { name: string },
 ): Promise<{ image: Image; bytes: Buffer }> {
-  const image = await visibleImage(ctx, target);
+  const image = await findConfirmed(ctx.db, target);
   const blob = image ? await ctx.blobs.get(image.blob_key) : null;
   if (!image || !blob) {
     if (image) ctx.logger.error({ key: image.blob_key }, 'image row without bytes');

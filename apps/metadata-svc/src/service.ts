@@ -72,15 +72,16 @@ Choices where the contract is silent:
   MAX_IMAGE_PIXELS and IMAGE_WORK_TIMEOUT_MS. Avatar transforms are a fixed set (see the avatar routes).
 - Images are served at their stable URL with ETag (content hash), Cache-Control: public, max-age=60,
   X-Content-Type-Options: nosniff and Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox.
-- Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker checks every
-  PENDING_CHECK_INTERVAL_MS and a GET of the image checks too. Bytes are written under a fresh key before the row,
+- Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker confirms them every
+  PENDING_CHECK_INTERVAL_MS, and \`POST /profile/{network}/{name}/{kind}/confirm\` at once. Reads never change
+  anything (no GET confirms, discards or deletes). Bytes are written under a fresh key before the row,
   and stored bytes that no row references are deleted by the orphan sweep once older than ORPHAN_GRACE_MS.
 - Image changes emit \`image.pending\`, \`image.confirmed\`, \`image.discarded\` and \`image.deleted\` events: written
   to this service's outbox (table metadata_event_outbox) in the transaction of the change and relayed at least once
   to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which delivers them to the
   webhooks of the name's parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
-- Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind (shared through Redis
-  when REDIS_URL is set).`;
+- Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind, confirmations
+  20/min per kind (shared through Redis when REDIS_URL is set).`;
 
 /** What tests hand in instead of the database, blob store and clock the config describes; never closed here. */
 export type MetadataOverrides = Pick<ServiceOverrides<MetadataDb>, 'database' | 'blobs' | 'now'>;

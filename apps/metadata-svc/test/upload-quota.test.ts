@@ -108,7 +108,9 @@ describe('pending upload limits', () => {
       'avatar',
       stableImageUrl(BASE_URL, 'sepolia', 'crowded.eth', 'avatar'),
     );
-    h.advance(5000);
+    await request(app)
+      .post(`${path('crowded.eth')}/confirm`)
+      .expect(200);
     await request(app).get(path('crowded.eth')).expect(200);
   });
 

@@ -27,8 +27,9 @@ import { nftMetadataImage } from './nft';
 import type { TransformQuery } from '@nrp/api';
 import { chooseTransform } from './transform';
 import { AVATAR_SOURCE_PREFIX, createVariants, type ServedImage } from './variants';
-import { validateImage, type ImageFormat } from '../image-validation';
-import { recordPointsAt, stableImageUrl, visibleImage } from '../images';
+import { formatOfContentType, validateImage, type ImageFormat } from '../image-validation';
+import { findConfirmed } from '../data/images';
+import { recordPointsAt, stableImageUrl } from '../images';
 import { problems } from '../problems';
 
 export type RecordKind = 'upload' | UriTarget['kind'] | NftReference['standard'];
@@ -54,6 +55,8 @@ export interface AvatarMeta {
 }
 
 interface Source {
+  /** Blob key of the bytes: the upload's own, or the fetched source stored by its hash. */
+  key: string;
   hash: string;
   format: ImageFormat;
   contentType: string;
@@ -147,8 +150,9 @@ export function createAvatars(ctx: MetadataContext) {
       }
     });
     const hash = sha256(image.bytes);
-    await ctx.blobs.put(`${AVATAR_SOURCE_PREFIX}${hash}`, image.bytes, image.contentType);
-    return { hash, format: image.format, contentType: image.contentType };
+    const key = `${AVATAR_SOURCE_PREFIX}${hash}`;
+    await ctx.blobs.put(key, image.bytes, image.contentType);
+    return { key, hash, format: image.format, contentType: image.contentType };
   }
 
   async function nftImage(ref: NftReference, owner: string | null, meta: AvatarMeta): Promise<Source> {
@@ -190,12 +194,14 @@ export function createAvatars(ctx: MetadataContext) {
       if (recordPointsAt(record, stableImageUrl(config.PUBLIC_BASE_URL, network, name, kind))) {
         meta.recordKind = 'upload';
         meta.imageUrl = stableImageUrl(config.PUBLIC_BASE_URL, network, name, kind);
-        const upload = await visibleImage(ctx, { network, node: namehash(name), kind });
+        // Served from the upload's own bytes (validated when uploaded): read only, nothing copied.
+        const upload = await findConfirmed(ctx.db, { network, node: namehash(name), kind });
         const blob = upload ? await ctx.blobs.get(upload.blob_key) : null;
-        if (!blob)
+        const format = upload ? formatOfContentType(upload.content_type) : undefined;
+        if (!upload || !blob || !format)
           throw new AvatarUnavailableError('fetch-failed', `${name} has no confirmed ${kind} upload here.`);
         meta.ownershipVerified = true;
-        source = await store(blob.bytes);
+        source = { key: upload.blob_key, hash: sha256(blob.bytes), format, contentType: upload.content_type };
       } else if (nft) {
         meta.recordKind = nft.standard;
         meta.nft = {
@@ -281,7 +287,7 @@ export function createAvatars(ctx: MetadataContext) {
     async sourceOf(network: NetworkName, name: string, kind: ImageKind) {
       const resolved = await resolve(network, name, kind);
       if (!resolved?.ok) return undefined;
-      const blob = await ctx.blobs.get(`${AVATAR_SOURCE_PREFIX}${resolved.source.hash}`);
+      const blob = await ctx.blobs.get(resolved.source.key);
       return blob
         ? { hash: resolved.source.hash, bytes: blob.bytes, format: resolved.source.format }
         : undefined;

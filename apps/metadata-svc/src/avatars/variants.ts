@@ -22,8 +22,9 @@ export interface ServedImage {
   negotiated: boolean;
 }
 
-/** A stored source image: the sha256 of its validated bytes and its format. */
+/** A stored source image: its blob key, the sha256 of its validated bytes and its format. */
 export interface VariantSource {
+  key: string;
   hash: string;
   format: ImageFormat;
 }
@@ -61,7 +62,7 @@ export function createVariants(ctx: MetadataContext) {
 
   /** The variant `transform` of `source`, or null when the source is no longer in blob storage. */
   async function variant(source: VariantSource, transform: Transform): Promise<ServedImage | null> {
-    const sourceKey = `${AVATAR_SOURCE_PREFIX}${source.hash}`;
+    const sourceKey = source.key;
     const key =
       transform.format === 'original'
         ? sourceKey

@@ -1,6 +1,7 @@
 import {
   avatarUploadBodySchema,
   avatarUploadResultSchema,
+  confirmResultSchema,
   headerUploadBodySchema,
   deleteResultSchema,
   headerUploadResultSchema,
@@ -14,7 +15,7 @@ import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
 import { validateImage } from '../image-validation';
-import { deleteImage, servedImage, uploadImage } from '../images';
+import { confirmUpload, deleteImage, servedImage, uploadImage } from '../images';
 import { checkDeclaredUpload, multipartUpload } from '../multipart';
 import { problems } from '../problems';
 import { signIn } from '../sign-in';
@@ -165,13 +166,48 @@ function routesFor(
       },
     }),
     defineRoute({
+      method: 'post',
+      path: `${path}/confirm`,
+      operationId: `confirm${Kind}`,
+      budget: { bodyBytes: 0, answerBytes: 8 * 1024, timeMs: 30_000 },
+      summary: `Confirm a pending ${kind} upload now`,
+      description:
+        `For a client that has just set the \`${kind}\` text record to the stable URL and wants its pending upload ` +
+        'served at once, instead of within PENDING_CHECK_INTERVAL_MS when the worker checks it. No body and no ' +
+        'sign-in: it does what the worker does, for this name and kind only — the record is read (through ENS, ' +
+        "wildcard and CCIP-Read included) and, when it is the stable URL, the pending upload of the name's owner " +
+        'becomes the visible image (its `image.confirmed` event is written). 404 `PENDING_UPLOAD_NOT_FOUND` when ' +
+        'nothing is pending (already confirmed, or discarded after the window), 409 `RECORD_NOT_SET` when the ' +
+        'record is not the stable URL yet (retry once the transaction is mined), 403 `NOT_SUBNAME_OWNER` when no ' +
+        "pending upload is by the name's owner.",
+      tags: ['images'],
+      params: profileImageParamsSchema,
+      responses: { 200: { description: 'Confirmed: the stable URL serves it', schema: confirmResultSchema } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        problems.PENDING_UPLOAD_NOT_FOUND,
+        problems.RECORD_NOT_SET,
+        problems.NOT_SUBNAME_OWNER,
+        commonProblems.RATE_LIMITED,
+        commonProblems.UPSTREAM_ERROR,
+      ],
+      rateLimit: {
+        name: `confirm-${kind}`,
+        windowMs: 60_000,
+        limit: ctx.config.CONFIRM_RATE_LIMIT_PER_MINUTE,
+      },
+      handler: ({ params }) => confirmUpload(ctx, { network: params.network, name: params.subname, kind }),
+    }),
+    defineRoute({
       method: 'get',
       path,
       operationId: `get${Kind}`,
       budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 30_000 },
       summary: `The ${kind} image of a name`,
       description:
-        `The stable URL to put in the \`${kind}\` text record. Pending uploads of the name are checked first. ` +
+        `The stable URL to put in the \`${kind}\` text record: the confirmed upload (a pending one is served once ` +
+        'the worker or `POST …/confirm` has confirmed it; reading never changes anything). ' +
         'Served with its own content type, `ETag` (content hash; `If-None-Match` answers 304), ' +
         '`Cache-Control: public, max-age=60`, `X-Content-Type-Options: nosniff` and a sandboxing ' +
         '`Content-Security-Policy`.',
