@@ -2,7 +2,8 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { expectProblem, type EnsChain } from '@nrp/testkit';
-import { processPending, stableImageUrl } from '../src/images';
+import { processPending } from '../src/uploads/worker';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
   png,

@@ -20,8 +20,8 @@ import {
   type TestRedisServer,
   type TestS3Server,
 } from '@nrp/testkit';
-import type { MetadataDb } from '../src/data/database';
-import { stableImageUrl } from '../src/images';
+import type { MetadataDb } from '../src/data/schema';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
   issueNonce,

@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
 import { signSignInMessage, type EnsChain } from '@nrp/testkit';
-import { processPending, stableImageUrl } from '../src/images';
+import { processPending } from '../src/uploads/worker';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
   imageRows,

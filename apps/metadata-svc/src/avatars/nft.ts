@@ -7,8 +7,8 @@ import {
   parseOutboundJson,
   type NetworkName,
 } from '@nrp/chain';
-import type { NetworkAccess } from '../ens-state';
-import type { AvatarMeta } from './avatars';
+import type { NetworkAccess } from '../names/ens-state';
+import type { AvatarMeta } from './caches';
 import {
   AvatarUnavailableError,
   metadataImageUri,

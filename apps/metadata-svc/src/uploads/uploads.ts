@@ -1,101 +1,46 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { ConfirmResult } from '@nrp/api';
+import { randomUUID } from 'node:crypto';
+import type { AvatarUploadResult, ConfirmResult, DeleteResult } from '@nrp/api';
 import type { NetworkName } from '@nrp/chain';
-import { namehash, parentOf } from '@nrp/ens';
-import { newEvent, type EventOutbox } from '@nrp/outbox';
-import { listBlobKeyPages } from '@nrp/storage';
+import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
-import type { MetadataContext } from './context';
-import type { ImageKind } from './data/database';
+import type { MetadataContext } from '../context';
 import {
   confirmPending,
   deleteExpiredPending,
   deleteForOwner,
   findConfirmed,
   findPending,
-  listLivePending,
   PendingLimitReached,
   pendingLimitReached,
-  referencedKeys,
   replaceConfirmed,
   replacePending,
-  type Image,
-  type ImageEvents,
-  type ImageTarget,
   type PendingLimits,
-} from './data/images';
-import { findOwner, readTextRecord } from './ens-state';
-import { problems } from './problems';
-import type { ValidatedImage } from './image-validation';
+} from '../data/images';
+import type { Image, ImageKind, ImageTarget } from '../data/schema';
+import { contentEtag } from '../images/http';
+import type { ValidatedImage } from '../images/validation';
+import { findOwner, readTextRecord } from '../names/ens-state';
+import { problems } from '../problems';
+import { dropBytes, newBlobKey, storeRow } from './blobs';
+import { recordPointsAt, stableImageUrl } from './stable-url';
 
-export const BLOB_PREFIX = 'img/';
+/** What the upload lifecycle uses of the service. */
+export type UploadDeps = Pick<
+  MetadataContext,
+  | 'config'
+  | 'logger'
+  | 'db'
+  | 'blobs'
+  | 'networks'
+  | 'offchain'
+  | 'now'
+  | 'imageEvents'
+  | 'tokenCache'
+  | 'avatarResolutions'
+>;
 
-/** The public, stable URL of a name's image: the value its `avatar`/`header` text record must hold. */
-export function stableImageUrl(baseUrl: string, network: NetworkName, name: string, kind: ImageKind): string {
-  return `${baseUrl}/profile/${network}/${encodeURIComponent(name)}/${kind}`;
-}
-
-/** Whether a text record value is the stable URL (the name part may be percent-encoded or not). */
-export function recordPointsAt(value: string | null, url: string): boolean {
-  if (value === null) return false;
-  const trimmed = value.trim();
-  if (trimmed === url) return true;
-  try {
-    return decodeURIComponent(trimmed) === decodeURIComponent(url);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `image.*` events into `outbox`, for the webhooks of the name's parent: data is the image as the API shows it
- * (network, name, kind, stable URL, uploader, content type, size, upload time) and its status after the change.
- */
-export function imageEventsTo(outbox: EventOutbox, baseUrl: string): ImageEvents {
-  return (trx, type, rows) =>
-    outbox.append(
-      trx,
-      rows.map((row) =>
-        newEvent(type, parentOf(row.name) ?? row.name, {
-          network: row.network,
-          name: row.name,
-          kind: row.kind,
-          status: row.status,
-          url: stableImageUrl(baseUrl, row.network as NetworkName, row.name, row.kind),
-          uploader: row.uploader,
-          contentType: row.content_type,
-          size: row.size,
-          uploadedAt: row.uploaded_at.toISOString(),
-        }),
-      ),
-    );
-}
-
-/** A fresh key: written once, never reused; its time part lets the orphan sweep spare in-flight uploads. */
-export function newBlobKey(network: NetworkName, now: Date): string {
-  return `${BLOB_PREFIX}${network}/${String(now.getTime()).padStart(13, '0')}-${randomUUID()}`;
-}
-
-/** Milliseconds since the epoch encoded in a blob key, or undefined for a key this service did not write. */
-export function blobKeyTime(key: string): number | undefined {
-  const match = /\/(\d{13})-[0-9a-f-]{36}$/.exec(key);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
-}
-
-export function etagOf(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('base64url').slice(0, 27);
-}
-
-export interface UploadResult {
-  subname: string;
-  network: NetworkName;
-  url: string;
-  uploadedAt: string;
-  fileSize: number;
-  isUpdate: boolean;
-  pending?: true;
-  message?: string;
-}
+/** What an upload answers, with the stable URL as `url` (the route names it `avatarUrl` or `headerUrl`). */
+export type UploadResult = Omit<AvatarUploadResult, 'avatarUrl'> & { url: string };
 
 function windowText(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}`;
@@ -103,40 +48,9 @@ function windowText(ms: number): string {
 }
 
 /** A name's visible images changed: this process's caches drop what they hold about it. */
-function imagesChanged(ctx: MetadataContext, network: NetworkName, node: string): void {
+function imagesChanged(ctx: UploadDeps, network: NetworkName, node: string): void {
   ctx.tokenCache.invalidate(network, node);
   ctx.avatarResolutions.invalidate(network, node);
-}
-
-async function dropBytes(ctx: MetadataContext, rows: Array<Image | undefined>): Promise<void> {
-  for (const row of rows) {
-    if (!row) continue;
-    try {
-      await ctx.blobs.delete(row.blob_key);
-    } catch (err) {
-      // The row is gone, so nothing can show these bytes; the orphan sweep removes them later.
-      ctx.logger.warn({ err, key: row.blob_key }, 'could not delete image bytes; left for the orphan sweep');
-    }
-  }
-}
-
-/** Writes the bytes under a fresh key, then the row; if the row cannot be written the bytes are removed again. */
-async function storeRow(
-  ctx: MetadataContext,
-  row: Image,
-  bytes: Buffer,
-  write: (row: Image) => Promise<Image | undefined>,
-): Promise<Image | undefined> {
-  await ctx.blobs.put(row.blob_key, bytes, row.content_type);
-  let replaced: Image | undefined;
-  try {
-    replaced = await write(row);
-  } catch (err) {
-    await dropBytes(ctx, [row]);
-    throw err;
-  }
-  await dropBytes(ctx, [replaced]);
-  return replaced;
 }
 
 /** 429 PENDING_UPLOAD_LIMIT (per uploader) or 409 NAME_PENDING_LIMIT, with Retry-After until a slot frees. */
@@ -166,7 +80,7 @@ export interface UploadInput {
  * The upload state machine of the contract: record set and signer owns the name → confirmed (replacing any image);
  * record set and signer does not own it → 403; record not set → pending for the window.
  */
-export async function uploadImage(ctx: MetadataContext, input: UploadInput): Promise<UploadResult> {
+export async function uploadImage(ctx: UploadDeps, input: UploadInput): Promise<UploadResult> {
   const { network, name, kind, signer, image } = input;
   const access = ctx.networks[network];
   const node = namehash(name);
@@ -195,7 +109,7 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
     blob_key: newBlobKey(network, now),
     content_type: image.contentType,
     size: image.bytes.length,
-    etag: etagOf(image.bytes),
+    etag: contentEtag(image.bytes),
     uploaded_at: now,
     pending_until: recordSet ? null : new Date(now.getTime() + ctx.config.PENDING_WINDOW_MS),
   };
@@ -235,16 +149,9 @@ export async function uploadImage(ctx: MetadataContext, input: UploadInput): Pro
   };
 }
 
-export interface DeleteResult {
-  subname: string;
-  network: NetworkName;
-  message: string;
-  deletedAt: string;
-}
-
 /** Deletes the name's image (and the signer's pending upload): owner only (403), 404 when there is none. */
 export async function deleteImage(
-  ctx: MetadataContext,
+  ctx: UploadDeps,
   input: { network: NetworkName; name: string; kind: ImageKind; signer: string },
 ): Promise<DeleteResult> {
   const { network, name, kind, signer } = input;
@@ -291,7 +198,7 @@ export type PendingCheck =
  * owner are each read once for the whole group (not once per uploader), and the owner only when the record is set.
  * Run by the worker and by the explicit confirm request, never by a read.
  */
-export async function confirmPendingGroup(ctx: MetadataContext, rows: Image[]): Promise<PendingCheck> {
+export async function confirmPendingGroup(ctx: UploadDeps, rows: Image[]): Promise<PendingCheck> {
   const now = ctx.now();
   const live = rows.filter((r) => r.pending_until !== null && r.pending_until.getTime() > now.getTime());
   if (live.length < rows.length) await sweepExpiredPending(ctx);
@@ -320,7 +227,7 @@ export async function confirmPendingGroup(ctx: MetadataContext, rows: Image[]): 
  * point at the stable URL, 403 NOT_SUBNAME_OWNER when no pending upload is by the name's owner.
  */
 export async function confirmUpload(
-  ctx: MetadataContext,
+  ctx: UploadDeps,
   input: { network: NetworkName; name: string; kind: ImageKind },
 ): Promise<ConfirmResult> {
   const { network, name, kind } = input;
@@ -356,68 +263,11 @@ export async function confirmUpload(
   }
 }
 
-const targetKey = (t: ImageTarget): string => `${t.network}/${t.node}/${t.kind}`;
-
 /** Removes pending uploads whose window has passed: their rows, then their bytes. Returns how many. */
-export async function sweepExpiredPending(ctx: MetadataContext): Promise<number> {
+export async function sweepExpiredPending(ctx: UploadDeps): Promise<number> {
   const expired = await deleteExpiredPending(ctx.db, ctx.now(), ctx.imageEvents);
   await dropBytes(ctx, expired);
   return expired.length;
-}
-
-/** One pass of the worker: discard expired pending uploads, then check the live ones, one group per name and kind. */
-export async function processPending(
-  ctx: MetadataContext,
-): Promise<{ discarded: number; confirmed: number }> {
-  const discarded = await sweepExpiredPending(ctx);
-  const groups = new Map<string, Image[]>();
-  for (const row of await listLivePending(ctx.db, ctx.now())) {
-    const key = targetKey(row);
-    groups.set(key, [...(groups.get(key) ?? []), row]);
-  }
-  let confirmed = 0;
-  for (const rows of groups.values()) {
-    try {
-      if ((await confirmPendingGroup(ctx, rows)).status === 'confirmed') confirmed++;
-    } catch (err) {
-      ctx.logger.warn({ err, ids: rows.map((r) => r.id) }, 'checking pending uploads failed');
-    }
-  }
-  return { discarded, confirmed };
-}
-
-/** Keys listed, and checked against the rows, per page of the orphan sweep. */
-export const ORPHAN_SWEEP_PAGE_SIZE = 500;
-
-/**
- * Deletes stored bytes that no row references and that are older than ORPHAN_GRACE_MS (a crash between writing
- * the bytes and the row leaves such keys; younger ones may belong to an upload still writing its row). Pages
- * through the store's listing, checking each page against the rows, so memory holds one page, not every key.
- * An orphan is deleted by the first sweep that runs at least ORPHAN_GRACE_MS after it was written, so it lives at
- * most ORPHAN_GRACE_MS + ORPHAN_SWEEP_INTERVAL_MS; with the grace shorter than the interval, at most one sweep
- * passes it by.
- */
-export async function sweepOrphans(
-  ctx: MetadataContext,
-  options: { pageSize?: number } = {},
-): Promise<number> {
-  const cutoff = ctx.now().getTime() - ctx.config.ORPHAN_GRACE_MS;
-  let removed = 0;
-  const pageSize = options.pageSize ?? ORPHAN_SWEEP_PAGE_SIZE;
-  for await (const page of listBlobKeyPages(ctx.blobs, BLOB_PREFIX, { pageSize })) {
-    const candidates = page.filter((key) => {
-      const time = blobKeyTime(key);
-      return time !== undefined && time <= cutoff;
-    });
-    if (candidates.length === 0) continue;
-    const referenced = await referencedKeys(ctx.db, candidates);
-    for (const key of candidates) {
-      if (referenced.has(key)) continue;
-      await ctx.blobs.delete(key);
-      removed++;
-    }
-  }
-  return removed;
 }
 
 /**
@@ -425,7 +275,7 @@ export async function sweepOrphans(
  * bytes are gone, which is logged: a row should never outlive its blob).
  */
 export async function servedImage(
-  ctx: MetadataContext,
+  ctx: UploadDeps,
   target: ImageTarget & { name: string },
 ): Promise<{ image: Image; bytes: Buffer }> {
   const image = await findConfirmed(ctx.db, target);

@@ -14,14 +14,13 @@ import { namehash } from '@nrp/ens';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
-import { validateImage } from '../image-validation';
-import { confirmUpload, deleteImage, servedImage, uploadImage } from '../images';
-import { checkDeclaredUpload, multipartUpload } from '../multipart';
+import { IMAGE_CSP } from '../images/http';
+import { validateImage } from '../images/validation';
 import { problems } from '../problems';
-import { signIn } from '../sign-in';
-import { uploadGate } from '../upload-gate';
-
-const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+import { signIn } from '../sign-in/sign-in';
+import { checkDeclaredUpload, multipartUpload } from './multipart';
+import { uploadGate } from './upload-gate';
+import { confirmUpload, deleteImage, servedImage, uploadImage } from './uploads';
 const signInProblems = Object.values(authProblems);
 const BINDING_TEXT =
   'Recommended: bind the message to this request (the client helper `imageSignInMessage` does): its URI and only ' +
@@ -115,7 +114,7 @@ function routesFor(
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
         // Decoding is image work like an avatar's: the same slots, so uploads cannot starve or flood them.
-        const image = await ctx.imageWork.run(() => validateImage(uploadedBytes(req.file), ctx.imageBudget));
+        const image = await ctx.imageWork.run(() => validateImage(ctx, uploadedBytes(req.file)));
         const target = { network: params.network, name: params.subname, kind };
         const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {
@@ -226,7 +225,7 @@ function routesFor(
           kind,
         });
         res.setHeader('Content-Type', image.content_type);
-        res.setHeader('ETag', `"${image.etag}"`);
+        res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', 'public, max-age=60');
         res.setHeader('Content-Security-Policy', IMAGE_CSP);
         res.setHeader('Last-Modified', image.uploaded_at.toUTCString());
@@ -240,7 +239,7 @@ function routesFor(
   ];
 }
 
-export function profileRoutes(ctx: MetadataContext): RouteDefinition[] {
+export function uploadRoutes(ctx: MetadataContext): RouteDefinition[] {
   // One gate for both kinds: the memory bound is per process.
   const gate = uploadGate(ctx.config.UPLOAD_CONCURRENCY, ctx.config.UPLOAD_QUEUE_MAX);
   return [...routesFor(ctx, 'avatar', gate), ...routesFor(ctx, 'header', gate)];
