@@ -10,7 +10,7 @@ export const problems = defineProblems({
   IMAGE_NOT_FOUND: {
     status: 404,
     title: 'No image',
-    hint: 'The name has no confirmed image of this kind. Pending uploads become visible once the text record is set.',
+    hint: 'The name has no confirmed image of this kind. A pending upload becomes visible once the text record is set and it is confirmed: by the worker within PENDING_CHECK_INTERVAL_MS, or at once with POST …/confirm.',
   },
   PENDING_UPLOAD_NOT_FOUND: {
     status: 404,
