@@ -16,11 +16,12 @@ import type { MetadataContext } from '../context';
 import { findConfirmed } from '../data/images';
 import type { ImageKind } from '../data/schema';
 import { formatOfContentType, validateImage } from '../images/validation';
+import type { NetworkAccess } from '../names/ens-state';
 import { problems } from '../problems';
 import { recordPointsAt, stableImageUrl } from '../uploads/stable-url';
 import type { AvatarMeta, AvatarSource, Resolution, ServedImage } from './caches';
 import { fetchBounded, type FetchLimits } from './fetch';
-import { nftMetadataImage } from './nft';
+import { nftMetadataImage, nftNetwork, verifyNftOwner } from './nft';
 import { chooseTransform } from './transform';
 import {
   AvatarUnavailableError,
@@ -131,22 +132,20 @@ async function uploadSource(deps: AvatarDeps, { network, name, kind }: NameImage
   return { key: upload.blob_key, hash: sha256(blob.bytes), format, contentType: upload.content_type };
 }
 
+/** The image of a verified NFT: its metadata's image, fetched and stored like any record's. */
 async function nftImage(
   deps: AvatarDeps,
+  access: NetworkAccess,
   ref: NftReference,
-  owner: string | null,
-  meta: AvatarMeta,
-): Promise<AvatarSource> {
+): Promise<{ source: AvatarSource; imageUrl: string | null }> {
   const gateways = gatewaysOf(deps.config);
   const reads = {
-    networks: deps.networks,
     gateways,
     load: (target: UriTarget, accept: string, atMost?: number) => load(deps, target, accept, atMost),
   };
-  const imageUri = await nftMetadataImage(reads, ref, owner, meta);
+  const imageUri = await nftMetadataImage(reads, access, ref);
   const image = await load(deps, uriTarget(imageUri, gateways), IMAGE_ACCEPT);
-  meta.imageUrl = image.url;
-  return storeFetched(deps, image.bytes);
+  return { source: await storeFetched(deps, image.bytes), imageUrl: image.url };
 }
 
 async function resolveUncached(deps: AvatarDeps, target: NameImage): Promise<Resolution | null> {
@@ -189,7 +188,13 @@ async function resolveUncached(deps: AvatarDeps, target: NameImage): Promise<Res
         tokenId: nft.tokenId.toString(),
         owner,
       };
-      source = await nftImage(deps, nft, owner, meta);
+      const access = nftNetwork(deps.networks, nft);
+      meta.ownershipVerified = false;
+      await verifyNftOwner(access, nft, owner, name);
+      meta.ownershipVerified = true;
+      const fetched = await nftImage(deps, access, nft);
+      meta.imageUrl = fetched.imageUrl;
+      source = fetched.source;
     } else {
       const uri = uriTarget(record, gatewaysOf(deps.config));
       meta.recordKind = uri.kind;
