@@ -121,7 +121,8 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictImports([noTestkit]) },
   },
   {
-    files: ['apps/*/src/routes/**/*.ts'],
+    // A service grouped by capability keeps each capability's routes in `src/<capability>/routes.ts`.
+    files: ['apps/*/src/routes/**/*.ts', 'apps/*/src/*/routes.ts'],
     rules: { 'no-restricted-imports': restrictImports([noTestkit, noDataLayer]) },
   },
   {

@@ -23,7 +23,7 @@ const RUNTIME_PACKAGES = ['sharp', '@resvg/resvg-js', 'jsdom', 'swagger-ui-dist'
 
 /** Packages a source file finds with a computed `require.resolve` at run time, which a bundler cannot follow. */
 const RESOLVED_AT_RUN_TIME: Record<string, string[]> = {
-  'apps/metadata-svc/src/fonts.ts': ['@fontsource/dejavu-sans', '@fontsource/noto-emoji'],
+  'apps/metadata-svc/src/tokens/fonts.ts': ['@fontsource/dejavu-sans', '@fontsource/noto-emoji'],
 };
 
 /** Optional native variants of bundled packages that the bundle never loads (pg's `pg.native`). */

@@ -106,6 +106,13 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: "routes never import data/ (a capability's routes.ts)",
+    code: `import { findConfirmed } from '../data/images';\nvoid findConfirmed;\n`,
+    filePath: 'apps/metadata-svc/src/uploads/routes.ts',
+    allowedAt: 'apps/metadata-svc/src/uploads/uploads.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'production code never imports @nrp/testkit (app)',
     code: `import { startEnsChain } from '@nrp/testkit';\nvoid startEnsChain;\n`,
     filePath: 'apps/resolver-svc/src/fixture.ts',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BaseConfig, ServiceContext } from '@nrp/server';
 import { createTestClock, createTestDatabase, startTestService, type TestService } from '@nrp/testkit';
 import * as metadataConfig from '../apps/metadata-svc/src/config';
-import type { MetadataDb } from '../apps/metadata-svc/src/data/database';
+import type { MetadataDb } from '../apps/metadata-svc/src/data/schema';
 import * as metadata from '../apps/metadata-svc/src/service';
 import * as mintConfig from '../apps/mint-svc/src/config';
 import type { MintDatabase } from '../apps/mint-svc/src/data/schema';

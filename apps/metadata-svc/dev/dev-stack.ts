@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { labelhash, namehash } from '@nrp/ens';
 import type { DevStackHook } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 
 /** A wrapped demo name, so `/metadata/network/11155111/token/{tokenId}` has something to show. */
 export const DEV_WRAPPED_NAME = 'wrapped.eth';

@@ -55,6 +55,8 @@ export const configSchema = baseConfigSchema(3001)
     NONCE_RATE_LIMIT_PER_MINUTE: positiveInt.default(30),
     UPLOAD_RATE_LIMIT_PER_MINUTE: positiveInt.default(20),
     DELETE_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
+    /** Per client IP and kind: explicit confirmations of pending uploads (each reads the record, maybe the owner). */
+    CONFIRM_RATE_LIMIT_PER_MINUTE: positiveInt.default(20),
     /** How long token metadata and rendered images are cached in process memory. */
     METADATA_CACHE_TTL_MS: nonNegativeInt.default(60_000),
     /** IPFS HTTP gateway for ipfs:// and ipns:// avatars (`/ipfs/<cid>`, `/ipns/<name>`). */

@@ -3,16 +3,22 @@ import type { PgNonceStore } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
 import type { ServiceContext } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
-import type { AvatarResolutions } from './avatars/avatars';
-import type { ImageBudget, ImageWork } from './avatars/image-work';
+import type { AvatarResolutions, VariantAnswers } from './avatars/caches';
 import type { Config } from './config';
-import type { MetadataDb } from './data/database';
 import type { ImageEvents } from './data/images';
-import type { NetworkAccess } from './ens-state';
-import type { OffchainClient } from './offchain-client';
-import type { TokenCache } from './token-cache';
+import type { MetadataDb } from './data/schema';
+import type { SvgPurifier } from './images/svg-purifier';
+import type { ImageBudget, ImageWork } from './images/work';
+import type { NetworkAccess } from './names/ens-state';
+import type { OffchainClient } from './names/offchain-client';
+import type { NameRenderer } from './tokens/render';
+import type { TokenCache } from './tokens/token-cache';
 
-/** Everything the routes and domain modules of this service use, built once in `createService`. */
+/**
+ * Everything the routes and use cases of this service use, built once in `createService`: every per-process
+ * object (caches, pools, the SVG purifier, the renderer's fonts) lives here, none in a module. Use cases take the
+ * part they need as `Pick<MetadataContext, …>`.
+ */
 export interface MetadataContext extends ServiceContext<Config> {
   db: Kysely<MetadataDb>;
   blobs: BlobStore;
@@ -26,8 +32,14 @@ export interface MetadataContext extends ServiceContext<Config> {
   tokenCache: TokenCache;
   /** The avatar and header resolutions cached in this process; dropped per name when its images change. */
   avatarResolutions: AvatarResolutions;
+  /** Served avatar variants in process memory, by blob key. */
+  variantAnswers: VariantAnswers;
   /** Pixels and time one image may cost (MAX_IMAGE_PIXELS, IMAGE_WORK_TIMEOUT_MS). */
   imageBudget: ImageBudget;
   /** The concurrency limit of image decodes, transforms and renders other than uploads. */
   imageWork: ImageWork;
+  /** The DOMPurify instance SVG uploads and fetched SVG avatars are sanitised with, built on first use. */
+  svgPurifier: SvgPurifier;
+  /** Renders token images, with the bundled fonts prepared on first use. */
+  nameRenderer: NameRenderer;
 }

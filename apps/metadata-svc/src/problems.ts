@@ -10,7 +10,17 @@ export const problems = defineProblems({
   IMAGE_NOT_FOUND: {
     status: 404,
     title: 'No image',
-    hint: 'The name has no confirmed image of this kind. Pending uploads become visible once the text record is set.',
+    hint: 'The name has no confirmed image of this kind. A pending upload becomes visible once the text record is set and it is confirmed: by the worker within PENDING_CHECK_INTERVAL_MS, or at once with POST …/confirm.',
+  },
+  PENDING_UPLOAD_NOT_FOUND: {
+    status: 404,
+    title: 'No pending upload',
+    hint: 'Nothing of this name and kind waits for its text record: it was confirmed already (GET the stable URL), discarded after PENDING_WINDOW_MS, or never uploaded.',
+  },
+  RECORD_NOT_SET: {
+    status: 409,
+    title: 'Text record not set',
+    hint: 'Set the text record of the name to the stable URL of the image (the `url` of the upload answer) first; retry once the transaction is mined.',
   },
   TOKEN_NOT_FOUND: {
     status: 404,

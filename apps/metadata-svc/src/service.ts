@@ -7,40 +7,36 @@ import {
   perNetwork,
   type ChainProvider,
 } from '@nrp/chain';
-import { databaseFromEnv, migrate } from '@nrp/db';
 import {
   createApp,
   createServiceMetrics,
   redisFromConfig,
-  startPeriodic,
   startUpSteps,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import { createBlobStore, parseBlobStoreConfig } from '@nrp/storage';
+import { commonProblems } from '@nrp/validation';
+import { version } from '../package.json';
+import { AvatarResolutions, VariantAnswers } from './avatars/caches';
+import { avatarRoutes } from './avatars/routes';
 import type { Config } from './config';
 import type { MetadataContext } from './context';
-import {
-  EVENT_OUTBOX_TABLE,
-  MIGRATION_TABLE,
-  migrations,
-  NONCE_TABLE,
-  type MetadataDb,
-} from './data/database';
-import type { NetworkAccess } from './ens-state';
-import { AvatarResolutions, createAvatars } from './avatars/avatars';
-import { ImageWork, imageBudget } from './avatars/image-work';
-import { imageEventsTo, processPending, sweepOrphans } from './images';
-import { createOffchainClient } from './offchain-client';
-import { avatarRoutes } from './routes/avatar';
-import { nonceRoutes } from './routes/nonce';
-import { profileRoutes } from './routes/profile';
-import { tokenRoutes } from './routes/token';
-import { TokenCache } from './token-cache';
+import { migrateDatabase, openDatabase } from './data/database';
 import { countPending } from './data/images';
-import { version } from '../package.json';
-import { commonProblems } from '@nrp/validation';
+import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MetadataDb } from './data/schema';
+import { SvgPurifier } from './images/svg-purifier';
+import { ImageWork, imageBudget } from './images/work';
+import type { NetworkAccess } from './names/ens-state';
+import { createOffchainClient } from './names/offchain-client';
+import { signInRoutes } from './sign-in/routes';
+import { NameRenderer } from './tokens/render';
+import { tokenRoutes } from './tokens/routes';
+import { TokenCache } from './tokens/token-cache';
+import { imageEventsTo } from './uploads/events';
+import { uploadRoutes } from './uploads/routes';
+import { startUploadWorkers } from './uploads/worker';
 
 export const SERVICE_NAME = 'metadata-svc';
 /** The declared API version of the image and metadata service (`GET /`). */
@@ -72,15 +68,16 @@ Choices where the contract is silent:
   MAX_IMAGE_PIXELS and IMAGE_WORK_TIMEOUT_MS. Avatar transforms are a fixed set (see the avatar routes).
 - Images are served at their stable URL with ETag (content hash), Cache-Control: public, max-age=60,
   X-Content-Type-Options: nosniff and Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox.
-- Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker checks every
-  PENDING_CHECK_INTERVAL_MS and a GET of the image checks too. Bytes are written under a fresh key before the row,
+- Pending uploads are discarded (row and bytes) after PENDING_WINDOW_MS; a worker confirms them every
+  PENDING_CHECK_INTERVAL_MS, and \`POST /profile/{network}/{name}/{kind}/confirm\` at once. Reads never change
+  anything (no GET confirms, discards or deletes). Bytes are written under a fresh key before the row,
   and stored bytes that no row references are deleted by the orphan sweep once older than ORPHAN_GRACE_MS.
 - Image changes emit \`image.pending\`, \`image.confirmed\`, \`image.discarded\` and \`image.deleted\` events: written
   to this service's outbox (table metadata_event_outbox) in the transaction of the change and relayed at least once
   to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which delivers them to the
   webhooks of the name's parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
-- Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind (shared through Redis
-  when REDIS_URL is set).`;
+- Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind, confirmations
+  20/min per kind (shared through Redis when REDIS_URL is set).`;
 
 /** What tests hand in instead of the database, blob store and clock the config describes; never closed here. */
 export type MetadataOverrides = Pick<ServiceOverrides<MetadataDb>, 'database' | 'blobs' | 'now'>;
@@ -91,9 +88,9 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   overrides = {},
 ) => {
   const onShutdown: Array<() => Promise<void>> = [];
-  const database = overrides.database ?? databaseFromEnv<MetadataDb>(config);
+  const database = overrides.database ?? openDatabase(config);
   if (!overrides.database) onShutdown.push(() => database.close());
-  await startUpSteps(onShutdown, () => migrate(database, { table: MIGRATION_TABLE, migrations }));
+  await startUpSteps(onShutdown, () => migrateDatabase(database));
   const blobs =
     overrides.blobs ??
     createBlobStore(
@@ -127,8 +124,11 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     ),
     tokenCache: new TokenCache(config.METADATA_CACHE_TTL_MS),
     avatarResolutions: new AvatarResolutions(),
+    variantAnswers: new VariantAnswers(),
     imageBudget: imageBudget(config.MAX_IMAGE_PIXELS, config.IMAGE_WORK_TIMEOUT_MS),
     imageWork: new ImageWork(config.IMAGE_WORK_CONCURRENCY, config.IMAGE_WORK_QUEUE_MAX),
+    svgPurifier: new SvgPurifier(),
+    nameRenderer: new NameRenderer(),
   };
   new Gauge({
     name: 'pending_uploads',
@@ -146,7 +146,6 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
       }
     },
   });
-  const avatars = createAvatars(context);
 
   const readiness: Record<string, () => Promise<unknown>> = {
     database: () => database.ping(),
@@ -160,10 +159,10 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   }
 
   const routes = [
-    ...nonceRoutes(context),
-    ...profileRoutes(context),
-    ...tokenRoutes(context, avatars),
-    ...avatarRoutes(context, avatars),
+    ...signInRoutes(context),
+    ...uploadRoutes(context),
+    ...tokenRoutes(context),
+    ...avatarRoutes(context),
   ];
   const app = createApp({
     service: SERVICE_NAME,
@@ -179,18 +178,7 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     metrics,
   });
 
-  const pendingWorker = startPeriodic(
-    'pending-uploads',
-    config.PENDING_CHECK_INTERVAL_MS,
-    () => processPending(context),
-    logger,
-  );
-  const orphanWorker = startPeriodic(
-    'orphan-sweep',
-    config.ORPHAN_SWEEP_INTERVAL_MS,
-    () => sweepOrphans(context),
-    logger,
-  );
+  const stopUploadWorkers = startUploadWorkers(context);
   const stopNonceSweeper = startNonceSweeper(
     context.nonces,
     config.NONCE_SWEEP_INTERVAL_MS,
@@ -199,11 +187,6 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   );
   const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);
   // Workers stop first, so nothing runs against a closed database.
-  onShutdown.unshift(
-    () => pendingWorker.stop(),
-    () => orphanWorker.stop(),
-    stopNonceSweeper,
-    () => eventRelay.stop(),
-  );
+  onShutdown.unshift(...stopUploadWorkers, stopNonceSweeper, () => eventRelay.stop());
   return { app, version, onShutdown, routes, context, metrics };
 };

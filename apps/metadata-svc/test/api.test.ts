@@ -6,7 +6,7 @@ import type { Wallet } from 'ethers';
 import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { signSignInMessage, type EnsChain } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import { buildMessage, png, startEnsChain, startHarness, walletOf, BASE_URL, type Harness } from './support';
 
 let chain: EnsChain;

@@ -8,7 +8,7 @@ import {
   uriTarget,
 } from '../src/avatars/uri';
 import { TRANSFORM_SIZES, transformQuerySchema } from '@nrp/api';
-import { imageBudget } from '../src/avatars/image-work';
+import { imageBudget } from '../src/images/work';
 import { applyTransform, chooseTransform } from '../src/avatars/transform';
 
 const budget = imageBudget(1e6, 5000);

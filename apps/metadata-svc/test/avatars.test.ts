@@ -11,7 +11,7 @@ import {
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
 import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars/variants';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   png,
   signedFields,

@@ -6,7 +6,7 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { imageSignInMessage } from '@nrp/client';
 import { buildSignInMessage, signSignInMessage, type EnsChain } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
   issueNonce,

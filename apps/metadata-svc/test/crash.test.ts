@@ -16,8 +16,8 @@ import {
   type TestDatabase,
   type TestS3Server,
 } from '@nrp/testkit';
-import type { MetadataDb } from '../src/data/database';
-import { stableImageUrl } from '../src/images';
+import type { MetadataDb } from '../src/data/schema';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import { png, processEnv, s3Env, signedFields, startEnsChain, upload, walletOf, BASE_URL } from './support';
 
 // The service runs as its own process (so SIGKILL is a real crash) on a PostgreSQL both it and its restart reach.

@@ -17,8 +17,8 @@ import {
   type EnsChain,
   type TestPostgresServer,
 } from '@nrp/testkit';
-import type { MetadataDb } from '../src/data/database';
-import { sweepOrphans } from '../src/images';
+import type { MetadataDb } from '../src/data/schema';
+import { sweepOrphans } from '../src/uploads/orphans';
 import {
   buildMessage,
   imageRows,

@@ -19,7 +19,7 @@ import { OUTPUT_FORMATS, TRANSFORM_FITS, TRANSFORM_SIZES } from '@nrp/api';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { expectProblem, type EnsChain } from '@nrp/testkit';
 import { AVATAR_TRANSFORM_PREFIX, STORED_VARIANTS_PER_IMAGE } from '../src/avatars/variants';
-import { ImageWork } from '../src/avatars/image-work';
+import { ImageWork } from '../src/images/work';
 import {
   imageRows,
   png,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { NONCE_TABLE } from '../src/data/database';
+import { NONCE_TABLE } from '../src/data/schema';
 import { startEnsChain, startHarness, walletOf, type Harness } from './support';
 import type { EnsChain } from '@nrp/testkit';
 

@@ -11,8 +11,9 @@ import { startTestService as startOffchainService } from '../../offchain-svc/tes
 import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
 import { Webhook } from 'standardwebhooks';
 import { UpstreamError } from '@nrp/chain';
-import { processPending, stableImageUrl } from '../src/images';
-import { createOffchainClient } from '../src/offchain-client';
+import { processPending } from '../src/uploads/worker';
+import { stableImageUrl } from '../src/uploads/stable-url';
+import { createOffchainClient } from '../src/names/offchain-client';
 import {
   imageRows,
   png,

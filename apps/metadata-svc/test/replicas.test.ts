@@ -20,8 +20,8 @@ import {
   type TestRedisServer,
   type TestS3Server,
 } from '@nrp/testkit';
-import type { MetadataDb } from '../src/data/database';
-import { stableImageUrl } from '../src/images';
+import type { MetadataDb } from '../src/data/schema';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
   issueNonce,
@@ -202,11 +202,11 @@ describe('two replicas behind HAProxy sharing PostgreSQL, Redis and S3', () => {
       'avatar',
       stableImageUrl(BASE_URL, 'sepolia', 'pending.eth', 'avatar'),
     );
-    // Both workers (every 100 ms) and GETs through both replicas race to confirm it.
+    // Both workers (every 100 ms) and explicit confirmations through both replicas race to confirm it.
     const deadline = Date.now() + 15_000;
     while ((await request(lb.url).get(avatarPath('pending.eth'))).status !== 200) {
       if (Date.now() > deadline) throw new Error('the pending upload was not confirmed within 15 s');
-      await Promise.all(replicas.map((r) => request(r.url).get(avatarPath('pending.eth'))));
+      await Promise.all(replicas.map((r) => request(r.url).post(`${avatarPath('pending.eth')}/confirm`)));
     }
     // Let both workers run a few more times.
     await new Promise((resolve) => setTimeout(resolve, 500));

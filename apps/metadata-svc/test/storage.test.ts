@@ -3,7 +3,9 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from '@nrp/server';
 import { startS3Server, startTcpProxy, type EnsChain, type TestS3Server } from '@nrp/testkit';
-import { newBlobKey, stableImageUrl, sweepOrphans } from '../src/images';
+import { newBlobKey } from '../src/uploads/blobs';
+import { stableImageUrl } from '../src/uploads/stable-url';
+import { sweepOrphans } from '../src/uploads/orphans';
 import {
   imageRows,
   png,

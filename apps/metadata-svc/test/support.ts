@@ -22,7 +22,7 @@ import {
 } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
 import type { MetadataContext } from '../src/context';
-import type { MetadataDb } from '../src/data/database';
+import type { MetadataDb } from '../src/data/schema';
 import { createService } from '../src/service';
 
 export const BASE_URL = 'http://metadata.test';

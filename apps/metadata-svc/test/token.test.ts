@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import type { EnsChain } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   png,
   signedFields,

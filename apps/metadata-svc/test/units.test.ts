@@ -1,13 +1,15 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
-import { woffToSfnt, WoffError } from '../src/fonts';
-import { looksLikeSvg, sanitizeSvg } from '../src/image-validation';
-import { blobKeyTime, newBlobKey, recordPointsAt, stableImageUrl } from '../src/images';
-import { imageBudget } from '../src/avatars/image-work';
-import { fontSizeFor, renderNameImage, shortenName } from '../src/render';
-import { sniffType } from '../src/sniff';
-import { characterSet, decodeFuses, wrapperState } from '../src/token-metadata';
+import { woffToSfnt, WoffError } from '../src/tokens/fonts';
+import { looksLikeSvg, sanitizeSvg } from '../src/images/validation';
+import { blobKeyTime, newBlobKey } from '../src/uploads/blobs';
+import { recordPointsAt, stableImageUrl } from '../src/uploads/stable-url';
+import { imageBudget } from '../src/images/work';
+import { fontSizeFor, NameRenderer, shortenName } from '../src/tokens/render';
+import { SvgPurifier } from '../src/images/svg-purifier';
+import { sniffType } from '../src/images/sniff';
+import { characterSet, decodeFuses, wrapperState } from '../src/tokens/token-metadata';
 
 describe('sniffType', () => {
   it.each([
@@ -38,6 +40,7 @@ describe('SVG', () => {
 
   it('keeps drawing and internal references, drops active content and external references', () => {
     const clean = sanitizeSvg(
+      new SvgPurifier(),
       '<svg xmlns="http://www.w3.org/2000/svg" onload="x()"><defs><linearGradient id="g"/></defs>' +
         '<rect fill="url(#g)" width="1" height="1"/><rect fill="url(https://x.example/a)"/>' +
         '<image href="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4="/><style>@import url(https://x.example)</style></svg>',
@@ -48,7 +51,7 @@ describe('SVG', () => {
   });
 
   it('refuses a document with no svg root', () => {
-    expect(() => sanitizeSvg('<script>alert(1)</script>')).toThrow(/no <svg> root/);
+    expect(() => sanitizeSvg(new SvgPurifier(), '<script>alert(1)</script>')).toThrow(/no <svg> root/);
   });
 });
 
@@ -116,7 +119,7 @@ describe('rendering', () => {
   it('draws emoji glyphs (the bundled Noto Emoji font), not blanks', async () => {
     const pixels = async (name: string) =>
       (
-        await sharp(await renderNameImage(name, imageBudget(1e6, 5000)))
+        await sharp(await new NameRenderer().render(name, imageBudget(1e6, 5000)))
           .raw()
           .toBuffer()
       ).toString('base64');

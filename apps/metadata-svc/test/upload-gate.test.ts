@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createLogger, defineRoute } from '@nrp/server';
 import { createTestApp } from '@nrp/testkit';
 import { problemErrorHandler } from '@nrp/validation';
-import { uploadGate } from '../src/upload-gate';
+import { uploadGate } from '../src/uploads/upload-gate';
 
 describe('uploadGate', () => {
   it('lets `concurrency` requests through, queues `queueMax`, refuses the rest with 503, and hands slots on', async () => {

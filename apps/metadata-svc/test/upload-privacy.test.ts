@@ -8,7 +8,7 @@ import request from 'supertest';
 import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import type { EnsChain } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   signedFields,
   startEnsChain,

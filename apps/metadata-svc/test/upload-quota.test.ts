@@ -6,7 +6,7 @@
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import type { EnsChain } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
   png,
@@ -108,7 +108,9 @@ describe('pending upload limits', () => {
       'avatar',
       stableImageUrl(BASE_URL, 'sepolia', 'crowded.eth', 'avatar'),
     );
-    h.advance(5000);
+    await request(app)
+      .post(`${path('crowded.eth')}/confirm`)
+      .expect(200);
     await request(app).get(path('crowded.eth')).expect(200);
   });
 

@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
 import { signSignInMessage, type EnsChain } from '@nrp/testkit';
-import { GET_PENDING_CHECK_INTERVAL_MS, processPending, stableImageUrl } from '../src/images';
+import { processPending } from '../src/uploads/worker';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
   imageRows,
@@ -440,18 +441,32 @@ describe('upload states', () => {
     expect((await rowsFor('pending.eth')).map((r) => r.status)).toEqual(['confirmed']);
   });
 
-  it('a GET confirms a pending upload once the record is set', async () => {
+  it('a GET never confirms a pending upload; POST …/confirm does once the record is set', async () => {
     const fields = await signedFields(app, alice);
     await upload(app, path('getcheck.eth'), 'avatar', image, fields).expect(200);
     await request(app).get(path('getcheck.eth')).expect(404);
     await chain.ens.setText('getcheck.eth', 'avatar', url('getcheck.eth'));
-    // GETs of one name check at most once per GET_PENDING_CHECK_INTERVAL_MS.
+    // Reading serves what is confirmed, however often and however late: the upload stays pending.
+    h.advance(5000);
     await request(app).get(path('getcheck.eth')).expect(404);
-    h.advance(GET_PENDING_CHECK_INTERVAL_MS);
+    const [pending] = await rowsFor('getcheck.eth');
+    expect(pending?.status).toBe('pending');
+    const confirmed = await request(app)
+      .post(`${path('getcheck.eth')}/confirm`)
+      .expect(200);
+    expect(confirmed.body).toEqual({
+      subname: 'getcheck.eth',
+      network: 'sepolia',
+      kind: 'avatar',
+      url: url('getcheck.eth'),
+      uploadedAt: pending?.uploaded_at.toISOString(),
+      fileSize: pending?.size,
+    });
     await request(app).get(path('getcheck.eth')).expect(200);
+    expect((await rowsFor('getcheck.eth')).map((r) => r.status)).toEqual(['confirmed']);
   });
 
-  it('reads the record and the owner once per name, whatever the number of pending uploaders; GETs are bounded', async () => {
+  it('reads the record and the owner once per name, whatever the number of pending uploaders; GETs read nothing on chain', async () => {
     const uploaders = [bob, walletOf(chain, 3), walletOf(chain, 4), alice];
     for (const wallet of uploaders) {
       await upload(app, path('crowd.eth'), 'avatar', image, await signedFields(app, wallet)).expect(200);
@@ -467,15 +482,16 @@ describe('upload states', () => {
           String(tx.to).toLowerCase() === address.toLowerCase() &&
           crowd.some((part) => String(tx.data).includes(part)),
       ).length;
+    const confirm = () => request(app).post(`${path('crowd.eth')}/confirm`);
     try {
-      // Record not set: one resolve for the four uploads, no owner read.
-      await request(app).get(path('crowd.eth')).expect(404);
+      // GETs (concurrent or not) serve what is confirmed: no RPC call at all.
+      await Promise.all([1, 2, 3].map(() => request(app).get(path('crowd.eth')).expect(404)));
+      expect(calls).toHaveBeenCalledTimes(0);
+      // Record not set: an explicit confirmation makes one resolve for the four uploads, no owner read.
+      expect((await confirm().expect(409)).body.code).toBe('RECORD_NOT_SET');
       expect(callsTo(config.ens.universalResolver)).toBe(1);
       expect(calls).toHaveBeenCalledTimes(1);
-      // Within the interval, GETs (concurrent or not) make no RPC call at all.
-      await Promise.all([1, 2, 3].map(() => request(app).get(path('crowd.eth')).expect(404)));
-      expect(calls).toHaveBeenCalledTimes(1);
-      // The worker is not throttled, and also reads once per name.
+      // So does the worker (which checks other names' pending uploads as well).
       expect(await processPending(h.service.context)).toEqual({ discarded: 0, confirmed: 0 });
       expect(callsTo(config.ens.universalResolver)).toBe(2);
       expect(callsTo(config.ens.ensRegistry)).toBe(0);
@@ -484,8 +500,7 @@ describe('upload states', () => {
       calls.mockClear();
       await request(app).get(path('crowd.eth')).expect(404);
       expect(calls).toHaveBeenCalledTimes(0);
-      h.advance(GET_PENDING_CHECK_INTERVAL_MS);
-      await Promise.all([1, 2, 3].map(() => request(app).get(path('crowd.eth'))));
+      await confirm().expect(200);
       // One resolve and one registry owner read, then the owner's upload (the last of four) is confirmed.
       expect(callsTo(config.ens.universalResolver)).toBe(1);
       expect(callsTo(config.ens.ensRegistry)).toBe(1);

@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { startAnvil, startTcpProxy, type EnsChain, type TcpProxy } from '@nrp/testkit';
-import { stableImageUrl } from '../src/images';
+import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
   png,

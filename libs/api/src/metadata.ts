@@ -58,6 +58,17 @@ export const headerUploadResultSchema = z.object({ ...uploadResultBase, headerUr
 export type AvatarUploadResult = z.output<typeof avatarUploadResultSchema>;
 export type HeaderUploadResult = z.output<typeof headerUploadResultSchema>;
 
+/** Answer of `POST /profile/{network}/{subname}/{avatar|header}/confirm`. */
+export const confirmResultSchema = z.object({
+  subname: z.string(),
+  network: z.enum(NETWORK_NAMES),
+  kind: z.enum(IMAGE_KINDS),
+  url: z.string().meta({ description: 'The stable URL, which now serves the confirmed upload.' }),
+  uploadedAt: z.string().meta({ description: 'ISO 8601' }),
+  fileSize: z.number().int(),
+});
+export type ConfirmResult = z.output<typeof confirmResultSchema>;
+
 export const deleteResultSchema = z.object({
   subname: z.string(),
   network: z.enum(NETWORK_NAMES),

@@ -7,8 +7,7 @@ import {
   parseOutboundJson,
   type NetworkName,
 } from '@nrp/chain';
-import type { NetworkAccess } from '../ens-state';
-import type { AvatarMeta } from './avatars';
+import type { NetworkAccess } from '../names/ens-state';
 import {
   AvatarUnavailableError,
   metadataImageUri,
@@ -26,7 +25,6 @@ export const NFT_METADATA_MAX_DEPTH = 16;
 const JSON_ACCEPT = 'application/json,*/*;q=0.5';
 
 export interface NftReads {
-  networks: Record<NetworkName, NetworkAccess>;
   gateways: ContentGateways;
   /** Fetches (or decodes) a URI's bytes within `maxBytes`. */
   load(target: UriTarget, accept: string, maxBytes?: number): Promise<{ bytes: Buffer; url: string | null }>;
@@ -44,28 +42,29 @@ async function contractCall(access: NetworkAccess, ref: NftReference, fn: string
   return answer instanceof NoValue ? undefined : answer[0];
 }
 
-/**
- * The image URI of an ENSIP-12 NFT avatar: the name's ETH address must hold the token (ERC-721 `ownerOf`, ERC-1155
- * `balanceOf`), then `tokenURI` / `uri` (a hostile answer that does not decode is `fetch-failed`) leads to metadata
- * JSON of at most NFT_METADATA_MAX_BYTES and NFT_METADATA_MAX_DEPTH levels, checked before it is parsed.
- * Sets `meta.ownershipVerified`; every failure is an AvatarUnavailableError.
- */
-export async function nftMetadataImage(
-  reads: NftReads,
-  ref: NftReference,
-  owner: string | null,
-  meta: AvatarMeta,
-): Promise<string> {
-  const access = Object.values(reads.networks).find((n) => n.config.chainId === ref.chainId);
+/** The network an NFT reference's chain id names; `unsupported-chain` when none is served here. */
+export function nftNetwork(networks: Record<NetworkName, NetworkAccess>, ref: NftReference): NetworkAccess {
+  const access = Object.values(networks).find((n) => n.config.chainId === ref.chainId);
   if (!access) {
     throw new AvatarUnavailableError(
       'unsupported-chain',
       `NFTs on chain ${ref.chainId} are not served here.`,
     );
   }
-  meta.ownershipVerified = false;
-  if (!owner)
-    throw new AvatarUnavailableError('not-owned', `${meta.name} has no ETH address to own the NFT.`);
+  return access;
+}
+
+/**
+ * ENSIP-12's ownership check: the name's ETH address `owner` must hold the token (ERC-721 `ownerOf`, ERC-1155
+ * `balanceOf`); `not-owned` otherwise.
+ */
+export async function verifyNftOwner(
+  access: NetworkAccess,
+  ref: NftReference,
+  owner: string | null,
+  name: string,
+): Promise<void> {
+  if (!owner) throw new AvatarUnavailableError('not-owned', `${name} has no ETH address to own the NFT.`);
   if (ref.standard === 'erc721') {
     const tokenOwner = await contractCall(access, ref, 'ownerOf', [ref.tokenId]);
     if (typeof tokenOwner !== 'string' || getAddress(tokenOwner) !== owner) {
@@ -83,7 +82,18 @@ export async function nftMetadataImage(
       );
     }
   }
-  meta.ownershipVerified = true;
+}
+
+/**
+ * The image URI of an ENSIP-12 NFT avatar whose ownership is verified: `tokenURI` / `uri` (a hostile answer that
+ * does not decode is `fetch-failed`) leads to metadata JSON of at most NFT_METADATA_MAX_BYTES and
+ * NFT_METADATA_MAX_DEPTH levels, checked before it is parsed. Every failure is an AvatarUnavailableError.
+ */
+export async function nftMetadataImage(
+  reads: NftReads,
+  access: NetworkAccess,
+  ref: NftReference,
+): Promise<string> {
   const uriFn = ref.standard === 'erc721' ? 'tokenURI' : 'uri';
   const tokenUri = await contractCall(access, ref, uriFn, [ref.tokenId]);
   if (typeof tokenUri !== 'string' || tokenUri === '') {

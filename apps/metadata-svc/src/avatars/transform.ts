@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { TRANSFORM_FITS, type OutputFormat, type TransformQuery } from '@nrp/api';
-import type { ImageBudget } from './image-work';
-import { renderSvg } from './svg-render';
-import type { ImageFormat } from '../image-validation';
+import type { ImageBudget } from '../images/work';
+import { renderSvg } from '../images/svg-render';
+import type { ImageFormat } from '../images/validation';
 
 /** What to produce from a source image: `format: 'original'` with no size is the source bytes unchanged. */
 export interface Transform {

@@ -1,13 +1,5 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { ImageKind, ImageRow, MetadataDb } from './database';
-
-export type Image = Selectable<ImageRow>;
-
-export interface ImageTarget {
-  network: string;
-  node: string;
-  kind: ImageKind;
-}
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Image, ImageTarget, MetadataDb } from './schema';
 
 type Db = Kysely<MetadataDb>;
 

@@ -1,8 +1,8 @@
 import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
 import type { NetworkName } from '@nrp/chain';
-import type { MetadataContext } from './context';
-import type { ImageKind } from './data/database';
-import { stableImageUrl } from './images';
+import type { MetadataContext } from '../context';
+import type { ImageKind } from '../data/schema';
+import { stableImageUrl } from '../uploads/stable-url';
 
 export type { SignedFields };
 
@@ -17,7 +17,7 @@ const IMAGE_OPERATIONS: readonly ImageOperation[] = ['upload', 'delete'];
  * binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/profile/`) must name this image and operation.
  */
 export function signIn(
-  ctx: MetadataContext,
+  ctx: Pick<MetadataContext, 'config' | 'networks' | 'nonces' | 'now'>,
   target: { network: NetworkName; name: string; kind: ImageKind },
   operation: ImageOperation,
   fields: SignedFields,

@@ -1,12 +1,11 @@
 import { tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import type { Avatars } from '../avatars/avatars';
 import type { MetadataContext } from '../context';
 import { problems } from '../problems';
-import { tokenImage, tokenMetadata } from '../tokens';
+import { tokenImage, tokenMetadata } from './tokens';
 
-export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
+export function tokenRoutes(ctx: MetadataContext): RouteDefinition[] {
   const tokenProblems = [
     commonProblems.INVALID_INPUT,
     problems.UNSUPPORTED_CHAIN,
@@ -35,7 +34,7 @@ export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefini
       responses: { 200: { description: 'Token metadata', schema: tokenMetadataSchema } },
       problems: tokenProblems,
       handler: async ({ params }, _req, res) => {
-        const body = await tokenMetadata(ctx, avatars, params.chainId, params.tokenId);
+        const body = await tokenMetadata(ctx, params.chainId, params.tokenId);
         res.setHeader('Cache-Control', 'public, max-age=60');
         return body;
       },
@@ -64,7 +63,7 @@ export function tokenRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefini
       },
       problems: tokenProblems,
       handler: async ({ params }, req, res) => {
-        const image = await tokenImage(ctx, avatars, params.chainId, params.tokenId);
+        const image = await tokenImage(ctx, params.chainId, params.tokenId);
         res.setHeader('Content-Type', 'image/png');
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', 'public, max-age=60');

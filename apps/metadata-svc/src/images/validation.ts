@@ -1,12 +1,11 @@
-import createDOMPurify, { type DOMPurify } from 'dompurify';
-import { JSDOM } from 'jsdom';
 import sharp from 'sharp';
 import { MAX_ANSWER_BYTES } from '@nrp/server';
 import { ProblemError } from '@nrp/validation';
-import { isImageTimeout, type ImageBudget } from './avatars/image-work';
-import { renderSvg } from './avatars/svg-render';
-import { problems } from './problems';
+import { problems } from '../problems';
+import { renderSvg } from './svg-render';
 import { sniffType } from './sniff';
+import type { SvgPurifier } from './svg-purifier';
+import { isImageTimeout, type ImageBudget } from './work';
 
 // libvips' operation cache holds decoded images between calls; uploads are one-off, so it only costs memory.
 sharp.cache(false);
@@ -33,27 +32,11 @@ const CONTENT_TYPES: Record<ImageFormat, string> = {
   svg: 'image/svg+xml',
 };
 
-let purifier: DOMPurify | undefined;
-let xmlSerializer: { serializeToString(node: Node): string } | undefined;
-
-/** One DOMPurify over one jsdom window per process (creating a window is the slow part). */
-function getPurifier(): { purify: DOMPurify; serializer: { serializeToString(node: Node): string } } {
-  if (!purifier || !xmlSerializer) {
-    const { window } = new JSDOM('');
-    purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
-    purifier.addHook('uponSanitizeAttribute', (_node, data) => {
-      const name = data.attrName.toLowerCase();
-      const value = data.attrValue.trim();
-      // Only same-document references (`#id`): no http(s), data: or javascript: targets.
-      if ((name === 'href' || name === 'xlink:href' || name === 'src') && !value.startsWith('#')) {
-        data.keepAttr = false;
-      }
-      if (/url\s*\(/i.test(value) && /url\s*\(\s*['"]?\s*(?!#)/i.test(value)) data.keepAttr = false;
-      if (/@import/i.test(value)) data.keepAttr = false;
-    });
-    xmlSerializer = new window.XMLSerializer();
-  }
-  return { purify: purifier, serializer: xmlSerializer };
+/** The format of a content type this service stored, or undefined for any other. */
+export function formatOfContentType(contentType: string): ImageFormat | undefined {
+  return (Object.keys(CONTENT_TYPES) as ImageFormat[]).find(
+    (format) => CONTENT_TYPES[format] === contentType,
+  );
 }
 
 const EXPENSIVE_FILTER_PRIMITIVES = [
@@ -72,8 +55,8 @@ const EXPENSIVE_FILTER_PRIMITIVES = [
  * cost an attribute multiplies (feTurbulence, feConvolveMatrix, feMorphology). Throws INVALID_IMAGE when no
  * `<svg>` root survives.
  */
-export function sanitizeSvg(source: string): string {
-  const { purify, serializer } = getPurifier();
+export function sanitizeSvg(purifier: SvgPurifier, source: string): string {
+  const { purify, serializer } = purifier.get();
   const fragment = purify.sanitize(source, {
     USE_PROFILES: { svg: true, svgFilters: true },
     // `metadata` holds XMP/RDF (authors, editor file paths): like a raster's metadata, never published, text included.
@@ -222,12 +205,19 @@ function servable(image: ValidatedImage): ValidatedImage {
   return image;
 }
 
+/** What validating an image needs: the service's image budget and its SVG purifier. */
+export interface ImageChecks {
+  imageBudget: ImageBudget;
+  svgPurifier: SvgPurifier;
+}
+
 /**
  * Establishes what an upload is from its bytes alone (never its name or declared type): jpeg, png, gif and webp
  * are decoded under the budget's pixels (all frames together) and time, and re-encoded without metadata; SVG is
  * sanitised, then rendered under the same budget. Anything else is 415.
  */
-export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise<ValidatedImage> {
+export async function validateImage(checks: ImageChecks, bytes: Buffer): Promise<ValidatedImage> {
+  const budget = checks.imageBudget;
   if (bytes.length === 0) throw new ProblemError(problems.EMPTY_FILE, 'The uploaded file is empty.');
   const detected = sniffType(bytes);
   if (detected.kind === 'raster') {
@@ -236,7 +226,7 @@ export async function validateImage(bytes: Buffer, budget: ImageBudget): Promise
     return servable({ ...clean, contentType: CONTENT_TYPES[detected.format], format: detected.format });
   }
   if (detected.kind === 'text' && looksLikeSvg(bytes)) {
-    const clean = Buffer.from(sanitizeSvg(bytes.toString('utf8')), 'utf8');
+    const clean = Buffer.from(sanitizeSvg(checks.svgPurifier, bytes.toString('utf8')), 'utf8');
     // Its size is known before the render: one that is too large costs no render.
     servable({ bytes: clean, contentType: CONTENT_TYPES.svg, format: 'svg', width: 0, height: 0 });
     const { width, height } = await checkSvgRenders(clean, budget);

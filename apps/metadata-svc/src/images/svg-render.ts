@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { TRANSFORM_FITS } from '@nrp/api';
-import { ImageTimeoutError, type ImageBudget } from './image-work';
+import { ImageTimeoutError, type ImageBudget } from './work';
 
 /** How long the render process may take to start (load Node and libvips) before its render's budget begins. */
 const STARTUP_LIMIT_MS = 30_000;

@@ -1,6 +1,7 @@
 import {
   avatarUploadBodySchema,
   avatarUploadResultSchema,
+  confirmResultSchema,
   headerUploadBodySchema,
   deleteResultSchema,
   headerUploadResultSchema,
@@ -13,14 +14,13 @@ import { namehash } from '@nrp/ens';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MetadataContext } from '../context';
-import { validateImage } from '../image-validation';
-import { deleteImage, servedImage, uploadImage } from '../images';
-import { checkDeclaredUpload, multipartUpload } from '../multipart';
+import { IMAGE_CSP } from '../images/http';
+import { validateImage } from '../images/validation';
 import { problems } from '../problems';
-import { signIn } from '../sign-in';
-import { uploadGate } from '../upload-gate';
-
-const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+import { signIn } from '../sign-in/sign-in';
+import { checkDeclaredUpload, multipartUpload } from './multipart';
+import { uploadGate } from './upload-gate';
+import { confirmUpload, deleteImage, servedImage, uploadImage } from './uploads';
 const signInProblems = Object.values(authProblems);
 const BINDING_TEXT =
   'Recommended: bind the message to this request (the client helper `imageSignInMessage` does): its URI and only ' +
@@ -72,7 +72,7 @@ function routesFor(
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
-        'the name. `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
+        'the name (the worker checks every PENDING_CHECK_INTERVAL_MS; `POST …/confirm` checks at once). `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
         'the same signer) is replaced. The decode takes a slot of the image work pool shared with avatars ' +
         '(IMAGE_WORK_CONCURRENCY, IMAGE_WORK_QUEUE_MAX waiting; beyond: 503 `SERVICE_UNAVAILABLE` with ' +
         '`Retry-After: 1`, nothing stored, the nonce unused). Pending uploads are bounded: an address may have ' +
@@ -114,7 +114,7 @@ function routesFor(
       before: [checkDeclaredUpload(kind, maxBytes), gate, multipartUpload(kind, maxBytes)],
       handler: async ({ params, body }, req) => {
         // Decoding is image work like an avatar's: the same slots, so uploads cannot starve or flood them.
-        const image = await ctx.imageWork.run(() => validateImage(uploadedBytes(req.file), ctx.imageBudget));
+        const image = await ctx.imageWork.run(() => validateImage(ctx, uploadedBytes(req.file)));
         const target = { network: params.network, name: params.subname, kind };
         const session = await signIn(ctx, target, 'upload', body);
         const { url, ...result } = await uploadImage(ctx, {
@@ -165,13 +165,48 @@ function routesFor(
       },
     }),
     defineRoute({
+      method: 'post',
+      path: `${path}/confirm`,
+      operationId: `confirm${Kind}`,
+      budget: { bodyBytes: 0, answerBytes: 8 * 1024, timeMs: 30_000 },
+      summary: `Confirm a pending ${kind} upload now`,
+      description:
+        `For a client that has just set the \`${kind}\` text record to the stable URL and wants its pending upload ` +
+        'served at once, instead of within PENDING_CHECK_INTERVAL_MS when the worker checks it. No body and no ' +
+        'sign-in: it does what the worker does, for this name and kind only — the record is read (through ENS, ' +
+        "wildcard and CCIP-Read included) and, when it is the stable URL, the pending upload of the name's owner " +
+        'becomes the visible image (its `image.confirmed` event is written). 404 `PENDING_UPLOAD_NOT_FOUND` when ' +
+        'nothing is pending (already confirmed, or discarded after the window), 409 `RECORD_NOT_SET` when the ' +
+        'record is not the stable URL yet (retry once the transaction is mined), 403 `NOT_SUBNAME_OWNER` when no ' +
+        "pending upload is by the name's owner.",
+      tags: ['images'],
+      params: profileImageParamsSchema,
+      responses: { 200: { description: 'Confirmed: the stable URL serves it', schema: confirmResultSchema } },
+      problems: [
+        commonProblems.INVALID_INPUT,
+        commonProblems.INVALID_NAME,
+        problems.PENDING_UPLOAD_NOT_FOUND,
+        problems.RECORD_NOT_SET,
+        problems.NOT_SUBNAME_OWNER,
+        commonProblems.RATE_LIMITED,
+        commonProblems.UPSTREAM_ERROR,
+      ],
+      rateLimit: {
+        name: `confirm-${kind}`,
+        windowMs: 60_000,
+        limit: ctx.config.CONFIRM_RATE_LIMIT_PER_MINUTE,
+      },
+      handler: ({ params }) => confirmUpload(ctx, { network: params.network, name: params.subname, kind }),
+    }),
+    defineRoute({
       method: 'get',
       path,
       operationId: `get${Kind}`,
       budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 30_000 },
       summary: `The ${kind} image of a name`,
       description:
-        `The stable URL to put in the \`${kind}\` text record. Pending uploads of the name are checked first. ` +
+        `The stable URL to put in the \`${kind}\` text record: the confirmed upload (a pending one is served once ` +
+        'the worker or `POST …/confirm` has confirmed it; reading never changes anything). ' +
         'Served with its own content type, `ETag` (content hash; `If-None-Match` answers 304), ' +
         '`Cache-Control: public, max-age=60`, `X-Content-Type-Options: nosniff` and a sandboxing ' +
         '`Content-Security-Policy`.',
@@ -190,7 +225,7 @@ function routesFor(
           kind,
         });
         res.setHeader('Content-Type', image.content_type);
-        res.setHeader('ETag', `"${image.etag}"`);
+        res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', 'public, max-age=60');
         res.setHeader('Content-Security-Policy', IMAGE_CSP);
         res.setHeader('Last-Modified', image.uploaded_at.toUTCString());
@@ -204,7 +239,7 @@ function routesFor(
   ];
 }
 
-export function profileRoutes(ctx: MetadataContext): RouteDefinition[] {
+export function uploadRoutes(ctx: MetadataContext): RouteDefinition[] {
   // One gate for both kinds: the memory bound is per process.
   const gate = uploadGate(ctx.config.UPLOAD_CONCURRENCY, ctx.config.UPLOAD_QUEUE_MAX);
   return [...routesFor(ctx, 'avatar', gate), ...routesFor(ctx, 'header', gate)];

@@ -3,7 +3,7 @@ import { nonceRequestSchema, nonceResponseSchema } from '@nrp/api';
 import type { RouteDefinition } from '@nrp/server';
 import type { MetadataContext } from '../context';
 
-export function nonceRoutes(ctx: MetadataContext): RouteDefinition[] {
+export function signInRoutes(ctx: MetadataContext): RouteDefinition[] {
   return [
     nonceRoute({
       path: '/auth/nonce',

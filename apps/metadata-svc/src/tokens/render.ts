@@ -1,8 +1,8 @@
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
-import type { ImageBudget } from './avatars/image-work';
-import { renderSvg } from './avatars/svg-render';
-import type { ImageFormat } from './image-validation';
+import { renderSvg } from '../images/svg-render';
+import type { ImageFormat } from '../images/validation';
+import type { ImageBudget } from '../images/work';
 import { bundledFontFiles } from './fonts';
 
 export const IMAGE_SIZE = 270;
@@ -61,45 +61,48 @@ export function imageSvg(name: string, avatarPng?: Buffer): string {
 </svg>`;
 }
 
-let fontFiles: string[] | undefined;
-
 /**
- * Renders a name's image as a 270×270 PNG with the fonts bundled from npm (system fonts only as fallback). The
- * avatar is scaled within `budget` (pixels and time); one that does not fit it falls back to the gradient.
+ * Renders names' images as 270×270 PNGs with the fonts bundled from npm (system fonts only as fallback), prepared
+ * on first use and kept by this object (one per service, in its context). The avatar is scaled within `budget`
+ * (pixels and time); one that does not fit it falls back to the gradient.
  */
-export async function renderNameImage(
-  name: string,
-  budget: ImageBudget,
-  avatar?: { bytes: Buffer; format: ImageFormat },
-): Promise<Buffer> {
-  let avatarPng: Buffer | undefined;
-  if (avatar) {
-    try {
-      avatarPng =
-        avatar.format === 'svg'
-          ? await renderSvg(
-              avatar.bytes,
-              { width: IMAGE_SIZE, height: IMAGE_SIZE, fit: 'cover', enlarge: true },
-              budget,
-            )
-          : await sharp(avatar.bytes, { limitInputPixels: budget.maxPixels, animated: false })
-              .timeout({ seconds: budget.timeoutSeconds })
-              .resize(IMAGE_SIZE, IMAGE_SIZE, { fit: 'cover' })
-              .png()
-              .toBuffer();
-    } catch {
-      avatarPng = undefined; // an avatar that cannot be drawn falls back to the gradient
+export class NameRenderer {
+  private fontFiles: string[] | undefined;
+
+  async render(
+    name: string,
+    budget: ImageBudget,
+    avatar?: { bytes: Buffer; format: ImageFormat },
+  ): Promise<Buffer> {
+    let avatarPng: Buffer | undefined;
+    if (avatar) {
+      try {
+        avatarPng =
+          avatar.format === 'svg'
+            ? await renderSvg(
+                avatar.bytes,
+                { width: IMAGE_SIZE, height: IMAGE_SIZE, fit: 'cover', enlarge: true },
+                budget,
+              )
+            : await sharp(avatar.bytes, { limitInputPixels: budget.maxPixels, animated: false })
+                .timeout({ seconds: budget.timeoutSeconds })
+                .resize(IMAGE_SIZE, IMAGE_SIZE, { fit: 'cover' })
+                .png()
+                .toBuffer();
+      } catch {
+        avatarPng = undefined; // an avatar that cannot be drawn falls back to the gradient
+      }
     }
+    const fontFiles = (this.fontFiles ??= bundledFontFiles());
+    const resvg = new Resvg(imageSvg(name, avatarPng), {
+      font: {
+        fontFiles,
+        loadSystemFonts: fontFiles.length === 0,
+        defaultFontFamily: 'DejaVu Sans',
+        sansSerifFamily: 'DejaVu Sans',
+      },
+      fitTo: { mode: 'original' },
+    });
+    return Buffer.from(resvg.render().asPng());
   }
-  fontFiles ??= bundledFontFiles();
-  const resvg = new Resvg(imageSvg(name, avatarPng), {
-    font: {
-      fontFiles,
-      loadSystemFonts: fontFiles.length === 0,
-      defaultFontFamily: 'DejaVu Sans',
-      sansSerifFamily: 'DejaVu Sans',
-    },
-    fitTo: { mode: 'original' },
-  });
-  return Buffer.from(resvg.render().asPng());
 }

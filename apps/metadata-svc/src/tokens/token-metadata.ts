@@ -1,12 +1,6 @@
-import { createHash } from 'node:crypto';
-import { ZeroAddress, getAddress } from 'ethers';
-import { nameWrapperInterface, readView, type NetworkName } from '@nrp/chain';
-import { dnsDecode, isNormalized, namehash, type Hex } from '@nrp/ens';
-import { ProblemError } from '@nrp/validation';
-import type { MetadataContext } from './context';
-import type { NetworkAccess } from './ens-state';
+import type { NetworkName } from '@nrp/chain';
+import { isNormalized, type Hex } from '@nrp/ens';
 import { graphemes } from './render';
-import { problems } from './problems';
 
 /** A token found by its namehash: a NameWrapper token on the chain, or an offchain subname. */
 export interface TokenName {
@@ -23,90 +17,7 @@ export interface TokenName {
   createdAt?: number;
 }
 
-/** The network of a chain id, or 404 UNSUPPORTED_CHAIN. */
-export function networkOfChain(ctx: MetadataContext, chainId: string): NetworkAccess & { name: NetworkName } {
-  for (const [name, access] of Object.entries(ctx.networks) as Array<[NetworkName, NetworkAccess]>) {
-    if (String(access.config.chainId) === chainId) return { ...access, name };
-  }
-  throw new ProblemError(
-    problems.UNSUPPORTED_CHAIN,
-    `Chain id ${chainId} is not served here (1 or 11155111).`,
-  );
-}
-
-function readNameWrapper<T extends readonly unknown[]>(
-  access: NetworkAccess,
-  fn: 'names' | 'getData',
-  args: unknown[],
-): Promise<T> {
-  return readView<T>(access.provider, {
-    to: access.config.ens.nameWrapper,
-    abi: nameWrapperInterface,
-    fn,
-    args,
-    context: `NameWrapper ${fn}`,
-  });
-}
-
 const MAX_UINT64 = 2n ** 64n - 1n;
-
-/**
- * The name behind a token: NameWrapper `names(node)` on the chain (404 unless it decodes to a name hashing back
- * to the node), then the offchain subname service by namehash. Wrapped names past their expiry are 410.
- */
-export async function lookupToken(
-  ctx: MetadataContext,
-  access: NetworkAccess & { name: NetworkName },
-  node: Hex,
-): Promise<TokenName> {
-  const base = { network: access.name, chainId: access.config.chainId, node };
-  const [encoded] = await readNameWrapper<[string]>(access, 'names', [node]);
-  if (encoded !== '0x') {
-    let name: string | undefined;
-    try {
-      name = dnsDecode(encoded as Hex);
-    } catch {
-      name = undefined;
-    }
-    if (name !== undefined && namehash(name) === node) {
-      const [owner, fuses, expiry] = await readNameWrapper<[string, bigint, bigint]>(access, 'getData', [
-        BigInt(node),
-      ]);
-      const nowSeconds = BigInt(Math.floor(ctx.now().getTime() / 1000));
-      if (expiry !== 0n && expiry < nowSeconds) {
-        throw new ProblemError(
-          problems.NAME_EXPIRED,
-          `${name} expired at ${new Date(Number(expiry) * 1000).toISOString()}.`,
-        );
-      }
-      if (owner !== ZeroAddress) {
-        return {
-          ...base,
-          name,
-          source: 'namewrapper',
-          owner: getAddress(owner),
-          fuses: Number(fuses),
-          expiry,
-        };
-      }
-    }
-  }
-  const offchain = await ctx.offchain.byNamehash(node);
-  if (offchain && offchain.namehash.toLowerCase() === node.toLowerCase()) {
-    const created = offchain.createdAt == null ? undefined : new Date(offchain.createdAt).getTime();
-    return {
-      ...base,
-      name: offchain.fullName,
-      source: 'offchain',
-      owner: offchain.owner ? getAddress(offchain.owner.toLowerCase()) : null,
-      ...(created !== undefined && Number.isFinite(created) ? { createdAt: created } : {}),
-    };
-  }
-  throw new ProblemError(
-    problems.TOKEN_NOT_FOUND,
-    `No name with namehash ${node} on chain ${access.config.chainId}.`,
-  );
-}
 
 const CHILD_FUSES = {
   CANNOT_UNWRAP: 1,
@@ -234,10 +145,4 @@ export function buildMetadata(
     version: 2,
     ...(urls.headerUrl ? { background_image: urls.headerUrl } : {}),
   };
-}
-
-export function contentEtag(...parts: Array<string | Buffer>): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return `"${hash.digest('base64url').slice(0, 27)}"`;
 }

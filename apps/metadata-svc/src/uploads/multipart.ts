@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import multer, { MulterError } from 'multer';
 import { ProblemError } from '@nrp/validation';
-import { problems } from './problems';
+import { problems } from '../problems';
 
 /** Room for the text fields and multipart framing on top of the file itself. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;

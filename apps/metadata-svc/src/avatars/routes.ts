@@ -9,16 +9,15 @@ import {
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, noCacheRateLimit, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { Avatars } from '../avatars/avatars';
-import { NFT_METADATA_MAX_BYTES, NFT_METADATA_MAX_DEPTH } from '../avatars/nft';
-import { STORED_VARIANTS_PER_IMAGE } from '../avatars/variants';
 import type { MetadataContext } from '../context';
+import { IMAGE_CSP } from '../images/http';
 import { problems } from '../problems';
-
-const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+import { avatarImage, resolveAvatar } from './avatars';
+import { NFT_METADATA_MAX_BYTES, NFT_METADATA_MAX_DEPTH } from './nft';
+import { STORED_VARIANTS_PER_IMAGE } from './variants';
 
 /** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */
-export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefinition[] {
+export function avatarRoutes(ctx: MetadataContext): RouteDefinition[] {
   const ttlSeconds = Math.round(ctx.config.AVATAR_CACHE_TTL_MS / 1000);
   const cacheControl = `public, max-age=${ttlSeconds}, stale-while-revalidate=${ttlSeconds * 10}`;
   const noCacheLimit = noCacheRateLimit(ctx.config.NO_CACHE_RATE_LIMIT_PER_MINUTE);
@@ -80,7 +79,8 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
       },
       problems: unavailable,
       handler: async ({ params, query }, req, res) => {
-        const image = await avatars.image(params.network, params.name, kind, query, req.headers.accept);
+        const target = { network: params.network, name: params.name, kind };
+        const image = await avatarImage(ctx, target, query, req.headers.accept);
         res.setHeader('Content-Type', image.contentType);
         res.setHeader('ETag', image.etag);
         res.setHeader('Cache-Control', cacheControl);
@@ -113,7 +113,8 @@ export function avatarRoutes(ctx: MetadataContext, avatars: Avatars): RouteDefin
         commonProblems.UPSTREAM_ERROR,
       ],
       handler: async ({ params, query }, _req, res) => {
-        const resolved = await avatars.resolve(params.network, params.name, kind, query.noCache === true);
+        const target = { network: params.network, name: params.name, kind };
+        const resolved = await resolveAvatar(ctx, target, query.noCache === true);
         if (!resolved) {
           throw new ProblemError(
             problems.IMAGE_NOT_FOUND,
