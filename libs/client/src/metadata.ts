@@ -1,8 +1,9 @@
 /** Typed client of the image and metadata service, and the helpers of its sign-in-and-upload flow. */
-import { problemOf, requestJson, serviceUrl, type ClientOptions } from './http';
+import { problemOf, requestJson, ServiceError, serviceUrl, type ClientOptions } from './http';
 import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 import type {
   AvatarUploadResult,
+  ConfirmResult,
   DeleteResult,
   HeaderUploadResult,
   ImageKind,
@@ -15,6 +16,7 @@ import type { SignedRequest } from '@nrp/api/signed-request';
 
 export type {
   AvatarUploadResult,
+  ConfirmResult,
   DeleteResult,
   HeaderUploadResult,
   ImageKind,
@@ -129,14 +131,22 @@ export interface MetadataClient {
   uploadHeader(input: UploadInput): Promise<HeaderUploadResult>;
   /** `DELETE /profile/{network}/{subname}/{kind}` */
   deleteImage(kind: ImageKind, input: SignedRequest & ImageTarget): Promise<DeleteResult>;
+  /**
+   * `POST /profile/{network}/{subname}/{kind}/confirm`: confirms a pending upload now that the name's text record is
+   * its stable URL (the service's worker does the same within seconds). 409 `RECORD_NOT_SET` while it is not, 404
+   * `PENDING_UPLOAD_NOT_FOUND` when nothing is pending.
+   */
+  confirmImage(kind: ImageKind, target: ImageTarget): Promise<ConfirmResult>;
   /** `GET /metadata/network/{chainId}/token/{tokenId}` */
   getTokenMetadata(chainId: number, tokenId: bigint | string): Promise<TokenMetadata>;
   /** The bytes and type of a visible image (`GET /profile/{network}/{subname}/{kind}`). */
   getImage(target: ImageTarget, kind: ImageKind): Promise<StoredImage>;
   /**
-   * Waits until a pending upload is confirmed (the name's text record was set to `imageUrl(...)`): checks the
-   * image with a backoff until it is visible, and resolves with its stable URL. Rejects with the signal's reason
-   * when aborted, and with any answer but 404 `IMAGE_NOT_FOUND`.
+   * Waits until a pending upload is confirmed (the name's text record was set to `imageUrl(...)`): with a backoff,
+   * asks the service to confirm it (`confirmImage`) and, when nothing is pending any more (the worker confirmed it),
+   * checks that the image is visible; resolves with its stable URL. Rejects with the signal's reason when aborted, and
+   * with any answer but those of a confirmation still to come (`RECORD_NOT_SET`, `PENDING_UPLOAD_NOT_FOUND`,
+   * `IMAGE_NOT_FOUND`).
    */
   waitForImage(target: ImageTarget, kind: ImageKind, options?: WaitForImageOptions): Promise<string>;
 }
@@ -161,6 +171,21 @@ export function createMetadataClient(options: ClientOptions): MetadataClient {
     return Date.parse(lastModified) >= Math.floor(Date.parse(wait.uploadedAt) / 1000) * 1000;
   };
 
+  const confirmImage = (kind: ImageKind, target: ImageTarget): Promise<ConfirmResult> =>
+    requestJson(options, 'confirmImage', `${imagePath(target, kind)}/confirm`, { method: 'POST' });
+  /** Whether the upload is confirmed now: by this request, or before it (nothing pending, the image visible). */
+  const isConfirmed = async (target: ImageTarget, kind: ImageKind, wait: WaitForImageOptions) => {
+    try {
+      await confirmImage(kind, target);
+      return true;
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      if (err.code === 'RECORD_NOT_SET') return false;
+      if (err.code === 'PENDING_UPLOAD_NOT_FOUND') return isVisible(target, kind, wait);
+      throw err;
+    }
+  };
+
   return {
     getNonce: (body) => requestJson(options, 'getNonce', '/auth/nonce', { method: 'POST', body }),
     uploadAvatar: (input) =>
@@ -178,6 +203,7 @@ export function createMetadataClient(options: ClientOptions): MetadataClient {
         method: 'DELETE',
         body: { siweMessage: input.siweMessage, siweSignature: input.siweSignature, address: input.address },
       }),
+    confirmImage,
     getTokenMetadata: (chainId, tokenId) =>
       requestJson(options, 'getTokenMetadata', `/metadata/network/${chainId}/token/${tokenId.toString()}`),
     getImage: async (target, kind) => {
@@ -194,7 +220,7 @@ export function createMetadataClient(options: ClientOptions): MetadataClient {
     waitForImage: async (target, kind, wait = {}) => {
       const maxDelay = wait.maxDelayMs ?? 15_000;
       let delay = wait.initialDelayMs ?? 1000;
-      while (!(await isVisible(target, kind, wait))) {
+      while (!(await isConfirmed(target, kind, wait))) {
         await pause(delay, wait.signal);
         delay = Math.min(delay * 2, maxDelay);
       }

@@ -2,7 +2,7 @@
  * The flow helpers: the sign-in message (checked against the service's own EIP-4361 parser and viem's builder)
  * and waitForImage against a real HTTP server that plays a pending upload being confirmed.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSiweMessage } from 'viem/siwe';
 import { parseSignInMessage } from '@nrp/auth';
@@ -121,12 +121,33 @@ describe('listingSignInMessage and minterSignInMessage', () => {
 describe('waitForImage', () => {
   let server: Server;
   let baseUrl: string;
-  /** What the image URL answers next: 404 while pending, then the image (Last-Modified = its upload time). */
-  let state: { confirmedAt?: Date; failWith?: number } = {};
+  /**
+   * What the image URL answers next: 404 while pending, then the image (Last-Modified = its upload time); what its
+   * confirm URL answers: `confirm` (a problem code, or 200 and the image visible from then on), by default that
+   * nothing is pending (the service's worker confirms).
+   */
+  let state: { confirmedAt?: Date; failWith?: number; confirm?: string[] } = {};
   let requests = 0;
+  let confirms = 0;
+
+  const problem = (res: ServerResponse, status: number, code: string): void => {
+    res.writeHead(status, { 'content-type': 'application/problem+json' });
+    res.end(JSON.stringify({ status, code, detail: code, title: code }));
+  };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
+      if (req.method === 'POST' && req.url?.endsWith('/confirm')) {
+        confirms += 1;
+        const answer = state.confirm?.shift() ?? 'PENDING_UPLOAD_NOT_FOUND';
+        if (answer === 'RECORD_NOT_SET') problem(res, 409, answer);
+        else if (answer !== 'confirmed') problem(res, answer === 'NOT_SUBNAME_OWNER' ? 403 : 404, answer);
+        else {
+          state.confirmedAt = new Date();
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        }
+        return;
+      }
       requests += 1;
       if (state.failWith) {
         res.writeHead(state.failWith, { 'content-type': 'text/plain' }).end('down');
@@ -146,6 +167,7 @@ describe('waitForImage', () => {
   beforeEach(() => {
     state = {};
     requests = 0;
+    confirms = 0;
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
@@ -168,6 +190,24 @@ describe('waitForImage', () => {
     });
     expect(url).toBe(`${baseUrl}/profile/sepolia/alice.offchain.eth/avatar`);
     expect(requests).toBe(3);
+    expect(confirms).toBe(3);
+  });
+
+  it('asks the service to confirm until the record is set, then resolves without a GET', async () => {
+    state.confirm = ['RECORD_NOT_SET', 'RECORD_NOT_SET', 'confirmed'];
+    const client = createMetadataClient({ baseUrl });
+    const url = await client.waitForImage(target, 'avatar', { initialDelayMs: 5 });
+    expect(url).toBe(`${baseUrl}/profile/sepolia/alice.offchain.eth/avatar`);
+    expect([confirms, requests]).toEqual([3, 0]);
+  });
+
+  it('rejects with a confirmation that cannot come (the uploader does not own the name)', async () => {
+    state.confirm = ['NOT_SUBNAME_OWNER'];
+    const client = createMetadataClient({ baseUrl });
+    await expect(client.waitForImage(target, 'avatar', { initialDelayMs: 5 })).rejects.toMatchObject({
+      status: 403,
+      code: 'NOT_SUBNAME_OWNER',
+    });
   });
 
   it('rejects with the signal reason when aborted, and with any answer but IMAGE_NOT_FOUND', async () => {
