@@ -19,6 +19,8 @@ import type { Resolution } from '../resolution';
  */
 export interface RouteContext extends ServiceContext<Config> {
   resolution: Resolution;
+  /** The rendered bodies of cached answers, kept as long as the cached values they were made from. */
+  rendered: RenderedAnswers;
   defaultNetwork: NetworkName;
   noCacheLimit: RateLimitSpec;
 }
@@ -33,33 +35,40 @@ export const cacheControlHeader = {
   'Cache-Control': 'public, max-age=<seconds left of the cached answer> (no-cache when caching is off)',
 };
 
-/** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
-const renderedBodies = new WeakMap<object, Map<z.ZodType, RenderedJson>>();
+export interface RenderedAnswers {
+  /**
+   * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
+   * renders it once per value and schema, and sets Cache-Control for `expiresAt`. `source` must be the object the
+   * cache returned.
+   */
+  send<S extends z.ZodType>(
+    res: Response,
+    schema: S,
+    source: object,
+    build: () => z.input<S>,
+    expiresAt: number,
+  ): void;
+}
 
-/**
- * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
- * renders it once per value and schema, and sets Cache-Control for `expiresAt`. `source` must be the object the cache
- * returned.
- */
-export function sendRendered<S extends z.ZodType>(
-  res: Response,
-  schema: S,
-  source: object,
-  build: () => z.input<S>,
-  expiresAt: number,
-): void {
-  let bySchema = renderedBodies.get(source);
-  if (!bySchema) {
-    bySchema = new Map();
-    renderedBodies.set(source, bySchema);
-  }
-  let rendered = bySchema.get(schema);
-  if (!rendered) {
-    rendered = renderJson(build());
-    bySchema.set(schema, rendered);
-  }
-  setCacheControl(res, expiresAt);
-  sendRenderedJson(res, rendered);
+/** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
+export function renderedAnswers(): RenderedAnswers {
+  const bodies = new WeakMap<object, Map<z.ZodType, RenderedJson>>();
+  return {
+    send(res, schema, source, build, expiresAt) {
+      let bySchema = bodies.get(source);
+      if (!bySchema) {
+        bySchema = new Map();
+        bodies.set(source, bySchema);
+      }
+      let rendered = bySchema.get(schema);
+      if (!rendered) {
+        rendered = renderJson(build());
+        bySchema.set(schema, rendered);
+      }
+      setCacheControl(res, expiresAt);
+      sendRenderedJson(res, rendered);
+    },
+  };
 }
 
 type BulkErrorEntry = ReturnType<typeof bulkError>;

@@ -16,7 +16,7 @@ import {
   type ResolvedRecords,
 } from '../records';
 import { toProfile, type Fresh } from '../resolution';
-import { cacheControlHeader, runBulk, sendRendered, type RouteContext } from './context';
+import { cacheControlHeader, runBulk, type RouteContext } from './context';
 
 function profileSelection(query: {
   texts?: string[];
@@ -94,7 +94,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
         const network = query.network ?? ctx.defaultNetwork;
         const selection = profileSelection(query);
         const send = (records: Fresh<ResolvedRecords>): void =>
-          sendRendered(
+          ctx.rendered.send(
             res,
             profileSchema,
             records.value,

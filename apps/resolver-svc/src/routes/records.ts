@@ -8,7 +8,7 @@ import {
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
-import { cacheControlHeader, sendRendered, type RouteContext } from './context';
+import { cacheControlHeader, type RouteContext } from './context';
 
 export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
   return [
@@ -40,7 +40,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, addresses: records.value.addresses });
-        sendRendered(res, addressesResultSchema, records.value, build, records.expiresAt);
+        ctx.rendered.send(res, addressesResultSchema, records.value, build, records.expiresAt);
       },
     }),
     defineRoute({
@@ -71,7 +71,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, texts: records.value.texts });
-        sendRendered(res, textsResultSchema, records.value, build, records.expiresAt);
+        ctx.rendered.send(res, textsResultSchema, records.value, build, records.expiresAt);
       },
     }),
   ];
