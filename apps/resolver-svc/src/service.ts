@@ -77,7 +77,6 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     logger,
     resolution,
     rendered: renderedAnswers(),
-    defaultNetwork: config.DEFAULT_NETWORK,
     noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
   };
   const readiness: Record<string, () => Promise<unknown>> = {

@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import type { z } from 'zod';
-import type { NetworkName } from '@nrp/chain';
 import {
   renderJson,
   sendRenderedJson,
@@ -14,14 +13,14 @@ import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
 /**
- * What the routes need: the resolution (with its cache), the network a request without `network` uses, and the
- * limit on cache-bypassing (`noCache=true`) requests, which every resolving route shares.
+ * What the routes need: the resolution (with its cache), the rendered answers, and the limit on cache-bypassing
+ * (`noCache=true`) requests, which every resolving route shares. A request without `network` uses
+ * `config.DEFAULT_NETWORK`.
  */
 export interface RouteContext extends ServiceContext<Config> {
   resolution: Resolution;
   /** The rendered bodies of cached answers, kept as long as the cached values they were made from. */
   rendered: RenderedAnswers;
-  defaultNetwork: NetworkName;
   noCacheLimit: RateLimitSpec;
 }
 

@@ -31,7 +31,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const coins = query.coins ?? query.chains ?? DEFAULT_COIN_TYPES;
         const records = await ctx.resolution.records(
           network,
@@ -62,7 +62,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const texts = query.keys ?? WELL_KNOWN_TEXT_KEYS;
         const records = await ctx.resolution.records(
           network,
