@@ -18,7 +18,7 @@ import { hashApiKey } from '@nrp/auth';
 import { loadConfig } from '@nrp/server';
 import { startServiceProcess } from '@nrp/testkit/src/service-process';
 import { configSchema } from '../apps/offchain-svc/src/config';
-import { openDatabase, type OffchainDb } from '../apps/offchain-svc/src/data/database';
+import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
 import { markdownTable } from './table';
 
 const SMALL_ROWS = Number(process.env.EXPORT_BENCH_ROWS ?? 1_000_000);
@@ -27,7 +27,12 @@ const LIMIT_MB = 50;
 const CHUNK = 50_000;
 
 /** Inserts `count` subnames of `parent` with SQL, in chunks; maximal ones carry 100 texts of 4,096 characters. */
-async function seed(db: OffchainDb, parent: string, count: number, maximal: boolean): Promise<void> {
+async function seed(
+  db: OffchainDatabaseHandle,
+  parent: string,
+  count: number,
+  maximal: boolean,
+): Promise<void> {
   for (let start = 0; start < count; start += maximal ? 1000 : CHUNK) {
     const end = Math.min(count, start + (maximal ? 1000 : CHUNK)) - 1;
     const texts = maximal

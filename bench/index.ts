@@ -21,6 +21,7 @@ import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { devChainEnv, startEnsChain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
+import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { latestCheckpoints } from '../apps/mint-svc/src/data/names-index';
 import { createService } from '../apps/mint-svc/src/service';
 import { signMintContext } from '../apps/mint-svc/src/sign-mint';
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     createLogger('bench', process.env.BENCH_LOG_LEVEL ?? 'silent', pino.destination(2)),
   );
   const indexStart = Date.now();
-  await service.context.listings.upsert({
+  await upsertListing(service.context.db, {
     network: 'sepolia',
     parentName: 'bench.eth',
     parentNode,

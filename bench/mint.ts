@@ -14,6 +14,7 @@ import { namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { devChainEnv, startEnsChain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
+import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { createService } from '../apps/mint-svc/src/service';
 import { markdownTable } from './table';
 
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
   });
   const service = await createService(config, createLogger('bench', 'silent'));
   const list = (parentName: string, settings: Record<string, unknown>) =>
-    service.context.listings.upsert({
+    upsertListing(service.context.db, {
       network: 'sepolia',
       parentName,
       parentNode: namehash(parentName),

@@ -23,7 +23,7 @@ import { dnsEncode, namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../apps/offchain-svc/src/config';
 import { issueApiKey } from '../apps/offchain-svc/src/api-keys';
-import { openDatabase, type OffchainDb } from '../apps/offchain-svc/src/data/database';
+import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
 import { createService } from '../apps/offchain-svc/src/service';
 import { markdownTable } from './table';
 
@@ -98,7 +98,13 @@ function seedRow(i: number, seen: Set<string>): SeedRow | undefined {
   };
 }
 
-async function insertRows(db: OffchainDb, from: number, to: number, seen: Set<string>, samples: SeedRow[]) {
+async function insertRows(
+  db: OffchainDatabaseHandle,
+  from: number,
+  to: number,
+  seen: Set<string>,
+  samples: SeedRow[],
+) {
   for (let start = from; start < to; start += BATCH) {
     const cols: Record<string, string[]> = {
       full_name: [],
@@ -141,7 +147,7 @@ async function insertRows(db: OffchainDb, from: number, to: number, seen: Set<st
 }
 
 /** Drops the service's secondary (non-constraint) indexes and returns their definitions to recreate them. */
-async function dropSecondaryIndexes(db: OffchainDb, schema: string): Promise<string[]> {
+async function dropSecondaryIndexes(db: OffchainDatabaseHandle, schema: string): Promise<string[]> {
   const { rows } = await sql<{ indexname: string; indexdef: string }>`
     SELECT indexname, indexdef FROM pg_indexes
     WHERE schemaname = ${schema} AND tablename = 'offchain_subnames'
@@ -265,7 +271,7 @@ async function exportAll(base: string, key: string): Promise<ExportRun> {
 type Measurements = Map<string, { p50: number; p95: number } | number | string>;
 
 async function measure(
-  db: OffchainDb,
+  db: OffchainDatabaseHandle,
   base: string,
   keys: { writes: string; parents: string },
   samples: SeedRow[],

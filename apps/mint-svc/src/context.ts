@@ -6,8 +6,6 @@ import type { Kysely } from 'kysely';
 import type { ServiceContext } from '@nrp/server';
 import type { EventOutbox } from '@nrp/outbox';
 import type { MintDatabase } from './data/schema';
-import type { ListingRepository } from './data/listings';
-import type { VerifiedMinterRepository } from './data/verified-minters';
 import type { ChainContracts } from './chain-facts';
 import type { Config } from './config';
 
@@ -23,11 +21,10 @@ export interface MintNetworkContext {
 /** What the routes need; built once in createService. */
 export interface MintServiceContext extends ServiceContext<Config> {
   networks: Record<MintNetwork, MintNetworkContext>;
-  listings: ListingRepository;
-  verifiedMinters: VerifiedMinterRepository;
   nonces: NonceStore;
   /** Never logged; only used to sign. */
   signer: Wallet;
+  /** Queries and transactions; the handle that owns the connection stays in `createService`, which closes it. */
   db: Kysely<MintDatabase>;
   /** Where \`mint.signed\` is written before the signature is answered (relayed to offchain-svc). */
   events: EventOutbox;

@@ -2,6 +2,8 @@ import type { MintNetwork, MintValidationError } from '@nrp/api';
 import { ProblemError } from '@nrp/validation';
 import { readMintChainFacts, type MintChainFacts } from './chain-facts';
 import type { MintServiceContext } from './context';
+import { findListing } from './data/listings';
+import { isVerifiedMinter } from './data/verified-minters';
 import type { StoredListing } from './data/listings';
 import { mintValidationErrors } from './eligibility';
 import { assertListingCurrent } from './listings';
@@ -36,10 +38,10 @@ export interface MintEvaluation {
  * (one batched round trip), the verified-minter check, and the list of reasons the mint is not allowed.
  */
 export async function evaluateMint(
-  ctx: MintServiceContext,
+  ctx: Pick<MintServiceContext, 'db' | 'config' | 'networks' | 'now'>,
   input: MintEvaluationInput,
 ): Promise<MintEvaluation> {
-  const listing = await ctx.listings.get(input.network, input.parentName);
+  const listing = await findListing(ctx.db, input.network, input.parentName);
   if (!listing) {
     throw new ProblemError(
       mintProblems.LISTING_NOT_FOUND,
@@ -59,7 +61,7 @@ export async function evaluateMint(
       tokenGate: settings.tokenGate,
     }),
     settings.requireVerifiedMinter
-      ? ctx.verifiedMinters.isVerified(input.network, input.minter, now)
+      ? isVerifiedMinter(ctx.db, input.network, input.minter, now)
       : Promise.resolve(false),
   ]);
   assertListingCurrent(listing, facts.parentOwner);

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { listingFileSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { ConfigError } from '@nrp/server';
-import type { ListingRepository } from './data/listings';
+import type { Kysely } from 'kysely';
+import { upsertListing } from './data/listings';
+import type { MintDatabase } from './data/schema';
 
 /**
  * Upserts the listings of an operator's JSON file (an array of `{ network, parentName, listing }`) with source
@@ -10,7 +12,7 @@ import type { ListingRepository } from './data/listings';
  */
 export async function loadListingFile(
   file: string,
-  listings: ListingRepository,
+  db: Kysely<MintDatabase>,
   now = new Date(),
 ): Promise<number> {
   let raw: unknown;
@@ -32,7 +34,8 @@ export async function loadListingFile(
     const paymentReceiver = entry.listing.paymentReceiver;
     if (!paymentReceiver)
       throw new ConfigError(`LISTINGS_FILE: ${file}: [${index}.listing.paymentReceiver] is required`);
-    await listings.upsert(
+    await upsertListing(
+      db,
       {
         network: entry.network,
         parentName: entry.parentName,

@@ -3,9 +3,18 @@ import type { DeleteListingResponse, Listing, ListingSettings, MintNetwork } fro
 import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MintServiceContext } from './context';
-import { toListingResponse, type StoredListing } from './data/listings';
+import {
+  findListing,
+  removeListing,
+  toListingResponse,
+  upsertListing,
+  type StoredListing,
+} from './data/listings';
 import { mintProblems } from './problems';
-import { verifySignedRequest, type SignedFields } from './sign-in';
+import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
+
+/** What changing a listing reads and writes. */
+type ListingContext = SignInContext & Pick<MintServiceContext, 'db'>;
 
 /** A listing's parent: the network and the (normalised) parent name. */
 export interface ListingTarget {
@@ -19,7 +28,7 @@ function notListed({ network, parentName }: ListingTarget): ProblemError {
 
 /** Sign-in (scope `listing`), then the signer must be the parent's on-chain owner. Returns the signer. */
 async function authoriseOwner(
-  ctx: MintServiceContext,
+  ctx: SignInContext,
   { network, parentName }: ListingTarget,
   operation: 'update' | 'delete',
   fields: SignedFields,
@@ -51,8 +60,11 @@ export function assertListingCurrent(listing: StoredListing, owner: string | nul
 }
 
 /** The listing of a parent as minters see it; LISTING_NOT_FOUND when it has none or it lapsed. */
-export async function getListing(ctx: MintServiceContext, target: ListingTarget): Promise<Listing> {
-  const listing = await ctx.listings.get(target.network, target.parentName);
+export async function getListing(
+  ctx: Pick<MintServiceContext, 'db' | 'networks'>,
+  target: ListingTarget,
+): Promise<Listing> {
+  const listing = await findListing(ctx.db, target.network, target.parentName);
   if (!listing) throw notListed(target);
   if (listing.listedBy !== null) {
     const net = ctx.networks[target.network];
@@ -66,13 +78,14 @@ export async function getListing(ctx: MintServiceContext, target: ListingTarget)
  * to the signer. `created` tells which it was.
  */
 export async function putListing(
-  ctx: MintServiceContext,
+  ctx: ListingContext,
   target: ListingTarget,
   settings: ListingSettings,
   fields: SignedFields,
 ): Promise<{ listing: Listing; created: boolean }> {
   const signer = await authoriseOwner(ctx, target, 'update', fields);
-  const { listing, created } = await ctx.listings.upsert(
+  const { listing, created } = await upsertListing(
+    ctx.db,
     {
       ...target,
       parentNode: namehash(target.parentName),
@@ -87,11 +100,11 @@ export async function putListing(
 
 /** Removes the listing of a parent, signed by its current on-chain owner; LISTING_NOT_FOUND when it has none. */
 export async function deleteListing(
-  ctx: MintServiceContext,
+  ctx: ListingContext,
   target: ListingTarget,
   fields: SignedFields,
 ): Promise<DeleteListingResponse> {
   await authoriseOwner(ctx, target, 'delete', fields);
-  if (!(await ctx.listings.remove(target.network, target.parentName))) throw notListed(target);
+  if (!(await removeListing(ctx.db, target.network, target.parentName))) throw notListed(target);
   return { ...target, deletedAt: ctx.now().toISOString() };
 }

@@ -14,7 +14,7 @@ import { signMintContext } from './sign-mint';
  * outbox before the signature is answered.
  */
 export async function signMint(
-  ctx: MintServiceContext,
+  ctx: Pick<MintServiceContext, 'db' | 'config' | 'networks' | 'now' | 'events' | 'signer'>,
   request: z.output<typeof mintRequestSchema>,
 ): Promise<MintResponse> {
   const networkName = mintNetworkOf(request.isTestnet);

@@ -1,19 +1,20 @@
 import type { MintNetwork, VerifiedMinter } from '@nrp/api';
 import type { MintServiceContext } from './context';
-import { verifySignedRequest, type SignedFields } from './sign-in';
+import { recordVerifiedMinter } from './data/verified-minters';
+import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
 
 /**
  * Records the signer of a sign-in message (scope `minter`) as a verified minter of `network` for
  * MINTER_VERIFICATION_TTL_SECONDS, consuming the nonce.
  */
 export async function verifyMinter(
-  ctx: MintServiceContext,
+  ctx: SignInContext & Pick<MintServiceContext, 'db'>,
   network: MintNetwork,
   fields: SignedFields,
 ): Promise<VerifiedMinter> {
   const signIn = await verifySignedRequest(ctx, network, { scope: 'minter', operation: 'verify' }, fields);
   const now = ctx.now();
   const verifiedUntil = Math.floor(now.getTime() / 1000) + ctx.config.MINTER_VERIFICATION_TTL_SECONDS;
-  await ctx.verifiedMinters.record(network, signIn.address, now, new Date(verifiedUntil * 1000));
+  await recordVerifiedMinter(ctx.db, network, signIn.address, now, new Date(verifiedUntil * 1000));
   return { network, address: signIn.address, verifiedUntil };
 }

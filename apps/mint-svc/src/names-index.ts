@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import {
   ensRegistryInterface,
   mintControllerInterface,
@@ -12,7 +10,6 @@ import {
   type DecodedLog,
 } from '@nrp/chain';
 import { dnsDecode } from '@nrp/ens';
-import { startPeriodic, type Logger, type PeriodicTask } from '@nrp/server';
 import type { MintNetworkContext, MintServiceContext } from './context';
 import {
   applyBatch,
@@ -69,7 +66,7 @@ export class NetworkNameIndex {
   private retryAt = 0;
 
   constructor(
-    private readonly ctx: MintServiceContext,
+    private readonly ctx: Pick<MintServiceContext, 'db' | 'events'>,
     private readonly networkName: string,
     private readonly network: ControllerNetwork,
     private readonly settings: NameIndexSettings,
@@ -259,43 +256,4 @@ export function retryDelayMs(
   failures: number,
 ) {
   return Math.min(settings.maxBackoffMs, settings.intervalMs * 2 ** failures);
-}
-
-/** The indexers of every network with a mint controller, each on the shared periodic loop. */
-export interface NameIndexers {
-  indexes: Map<string, NetworkNameIndex>;
-  stop(): Promise<void>;
-}
-
-export function startNameIndexers(
-  ctx: MintServiceContext,
-  settingsOf: (network: string) => NameIndexSettings,
-  logger: Logger,
-  reportOf: (network: string) => IndexReport,
-): NameIndexers {
-  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
-  const indexes = new Map<string, NetworkNameIndex>();
-  const tasks: PeriodicTask[] = [];
-  for (const [name, network] of Object.entries(ctx.networks)) {
-    const controller = network.mintController;
-    if (!controller) continue;
-    const settings = settingsOf(name);
-    const index = new NetworkNameIndex(
-      ctx,
-      name,
-      { ...network, mintController: controller },
-      settings,
-      holder,
-      reportOf(name),
-    );
-    indexes.set(name, index);
-    tasks.push(startPeriodic(`name index ${name}`, settings.intervalMs, () => index.tick(), logger));
-  }
-  return {
-    indexes,
-    async stop() {
-      await Promise.all(tasks.map((t) => t.stop()));
-      await Promise.all([...indexes.values()].map((i) => i.release().catch(() => undefined)));
-    },
-  };
 }

@@ -5,7 +5,7 @@ import { listNames } from './data/names';
 
 /** One page of the names minted through our controller that match, in code point order of the name. */
 export async function listMintedNames(
-  ctx: MintServiceContext,
+  ctx: Pick<MintServiceContext, 'db'>,
   query: z.output<typeof namesQuerySchema>,
 ): Promise<NamesPage> {
   // One row more than the page tells whether another page follows.

@@ -10,7 +10,6 @@ import {
   type NetworkProviders,
 } from '@nrp/chain';
 import type { MintNetwork } from '@nrp/api';
-import { databaseFromEnv, migrate } from '@nrp/db';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
@@ -24,16 +23,15 @@ import {
 } from '@nrp/server';
 import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
 import type { MintNetworkContext, MintServiceContext } from './context';
-import { createListingRepository } from './data/listings';
-import { EVENT_OUTBOX_TABLE, migrations, NONCE_TABLE, type MintDatabase } from './data/schema';
-import { createVerifiedMinterRepository } from './data/verified-minters';
+import { migrateDatabase, openDatabase } from './data/database';
+import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MintDatabase } from './data/schema';
 import { loadListingFile } from './listing-file';
 import { mintNonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
 import { listingRoutes } from './routes/listings';
 import { mintRoute } from './routes/mint';
 import { namesRoute } from './routes/names';
-import { startNameIndexers } from './names-index';
+import { startNameIndexers } from './name-indexers';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 import { Gauge } from 'prom-client';
@@ -123,7 +121,8 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   overrides = {},
 ) => {
   const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
-  const database = overrides.database ?? databaseFromEnv<MintDatabase>(config);
+  // The handle owns the connection: it is pinged and closed here; everything else queries its Kysely, `db`.
+  const database = overrides.database ?? openDatabase(config);
   const onShutdown: Array<() => Promise<void>> = [];
   if (!overrides.database) onShutdown.push(() => database.close());
   const metrics = createServiceMetrics(SERVICE_NAME);
@@ -136,8 +135,6 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     config,
     logger,
     networks,
-    listings: createListingRepository(database.db),
-    verifiedMinters: createVerifiedMinterRepository(database.db),
     nonces,
     signer,
     db: database.db,
@@ -145,9 +142,9 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     now: overrides.now ?? (() => new Date()),
   };
   await startUpSteps(onShutdown, async () => {
-    await migrate(database, { table: 'mint_migrations', migrations });
+    await migrateDatabase(database);
     if (config.LISTINGS_FILE) {
-      const count = await loadListingFile(config.LISTINGS_FILE, ctx.listings, ctx.now());
+      const count = await loadListingFile(config.LISTINGS_FILE, ctx.db, ctx.now());
       logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
     }
   });
@@ -230,12 +227,9 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
 
   const routes = [
     estimateRoute(ctx),
-    mintRoute(ctx, config.MINT_RATE_LIMIT_PER_MINUTE, (network) => metrics.mintSignatures.inc({ network })),
+    mintRoute(ctx, (network) => metrics.mintSignatures.inc({ network })),
     ...listingRoutes(ctx),
-    mintNonceRoute(ctx, {
-      ttlMs: config.NONCE_TTL_MS,
-      rateLimitPerMinute: config.NONCE_RATE_LIMIT_PER_MINUTE,
-    }),
+    mintNonceRoute(ctx),
     verifyMinterRoute(ctx),
     namesRoute(ctx),
   ];

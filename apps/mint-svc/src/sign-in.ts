@@ -25,8 +25,11 @@ export function signedActionUrl(baseUrl: string, network: MintNetwork, action: S
  * chain. A message that binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing
  * (or the minter verification) and the operation.
  */
+/** What verifying a sign-in reads. */
+export type SignInContext = Pick<MintServiceContext, 'config' | 'networks' | 'nonces' | 'now'>;
+
 export function verifySignedRequest(
-  ctx: MintServiceContext,
+  ctx: SignInContext,
   network: MintNetwork,
   action: SignedAction,
   fields: SignedFields,

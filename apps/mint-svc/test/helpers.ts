@@ -21,6 +21,7 @@ import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 import type { MintServiceContext } from '../src/context';
+import { upsertListing } from '../src/data/listings';
 
 export const SIGNER_KEY = '0x' + '11'.repeat(32);
 export const SIWE_DOMAIN = 'mint.test';
@@ -141,7 +142,7 @@ export async function listDirect(
   listedBy: string | null = null,
 ): Promise<void> {
   const parsed = listingInputSchema.parse({ basePriceWei: '0', ...settings });
-  await env.context.listings.upsert({
+  await upsertListing(env.context.db, {
     network: 'sepolia',
     parentName,
     parentNode: namehash(parentName),

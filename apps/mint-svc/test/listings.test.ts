@@ -9,6 +9,7 @@ import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService } from '../src/service';
 import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintTestEnv, type MintTestEnv } from './helpers';
+import { isVerifiedMinter } from '../src/data/verified-minters';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 
@@ -484,9 +485,10 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       });
       expect(ok.body.verifiedUntil).toBeGreaterThan(Date.now() / 1000 + 29 * 86400);
       expect(await countRows('mint_verified_minters')).toBe(rows + 1);
-      expect(await env.context.verifiedMinters.isVerified('sepolia', stranger.address)).toBe(true);
+      expect(await isVerifiedMinter(env.context.db, 'sepolia', stranger.address)).toBe(true);
       expect(
-        await env.context.verifiedMinters.isVerified(
+        await isVerifiedMinter(
+          env.context.db,
           'sepolia',
           stranger.address,
           new Date(ok.body.verifiedUntil * 1000),

@@ -27,6 +27,8 @@ import {
   walletAt,
   type MintTestEnv,
 } from './helpers';
+import { removeListing, upsertListing } from '../src/data/listings';
+import { isVerifiedMinter } from '../src/data/verified-minters';
 
 const resolverIface = new Interface(ensNpmArtifacts.publicResolver.abi);
 const SEPOLIA = 11155111;
@@ -153,7 +155,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     });
 
     it('a failing RPC node is 502 UPSTREAM_ERROR carrying the node error (mainnet points at a closed port)', async () => {
-      await env.context.listings.upsert({
+      await upsertListing(env.context.db, {
         network: 'mainnet',
         parentName: 'mint.eth',
         parentNode: namehash('mint.eth'),
@@ -172,7 +174,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
         expect(res.body).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: { message: expect.any(String) } });
         expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/);
       } finally {
-        await env.context.listings.remove('mainnet', 'mint.eth');
+        await removeListing(env.context.db, 'mainnet', 'mint.eth');
       }
     });
 
@@ -424,7 +426,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       const after = await estimate({ parentName: 'verified.eth', label: 'x1', minterAddress: minter });
       expect(after.body.validationErrors).toEqual([]);
       // Verified on sepolia only.
-      expect(await env.context.verifiedMinters.isVerified('mainnet', minter)).toBe(false);
+      expect(await isVerifiedMinter(env.context.db, 'mainnet', minter)).toBe(false);
     });
 
     it('lists every cause at once, and POST /api/v1/mint refuses with 400 MINT_NOT_ALLOWED and the same list', async () => {

@@ -6,6 +6,7 @@ import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 import { accountAt, serviceEnv, startMintTestEnv, type MintTestEnv } from './helpers';
+import { upsertListing } from '../src/data/listings';
 
 const RPC_TIMEOUT_MS = 500;
 // What a loaded 2-core machine may add to one timeout: a request must not wait for several timeouts in a row.
@@ -41,7 +42,7 @@ async function serviceWithRpc(
     overrides: { database: db },
     handedIn: [db],
   });
-  await service.context.listings.upsert({
+  await upsertListing(service.context.db, {
     network: 'sepolia',
     parentName: 'rpc.eth',
     parentNode: namehash('rpc.eth'),

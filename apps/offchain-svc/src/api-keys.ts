@@ -1,18 +1,21 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { apiKeyMatches, generateApiKey, hashApiKey } from '@nrp/auth';
 import { isNetworkName } from '@nrp/chain';
+import { RequestValue } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainContext } from './context';
-import type { OffchainDb } from './data/database';
 import { findActiveApiKeyByHash, insertApiKey, touchApiKey, type ApiKeyRow } from './data/api-keys';
 import { offchainProblems } from './problems';
 
 export const API_KEY_HEADER = 'x-auth-token';
 export const API_KEY_PREFIX = 'offchain';
 
+/** The key `requireApiKey` verified for this request. */
+export const verifiedApiKey = new RequestValue<ApiKeyRow>('the API key requireApiKey verified');
+
 /** Issues a new key for `parents` (normalised names): the key itself is returned once, only its hash is stored. */
 export async function issueApiKey(
-  db: OffchainDb,
+  { db }: Pick<OffchainContext, 'db'>,
   parents: string[],
   note?: string,
   selfServe?: { issued: { issuer: string; network: string }; includeDescendants: boolean },
@@ -28,7 +31,10 @@ export async function issueApiKey(
 }
 
 /** The live key matching `presented`, compared in constant time against the stored hash. */
-export async function verifyApiKey(db: OffchainDb, presented: string): Promise<ApiKeyRow | undefined> {
+export async function verifyApiKey(
+  { db }: Pick<OffchainContext, 'db'>,
+  presented: string,
+): Promise<ApiKeyRow | undefined> {
   const row = await findActiveApiKeyByHash(db, hashApiKey(presented));
   return row && apiKeyMatches(presented, row.keyHash) ? row : undefined;
 }
@@ -56,7 +62,7 @@ async function assertIssuerStillControls(
 
 /**
  * Middleware: 401 UNAUTHORIZED unless `x-auth-token` carries a live key, 401 KEY_OWNER_CHANGED when the issuer of a
- * self-serve key lost control of its name; the key is left on res.locals.apiKey. A write request that succeeds
+ * self-serve key lost control of its name; the handler reads the key with `verifiedApiKey.of(req)`. A write request that succeeds
  * records the use (`lastUsedAt`, to the minute) once answered; reads and refused requests write nothing.
  */
 export function requireApiKey(
@@ -68,7 +74,7 @@ export function requireApiKey(
     if (!presented) {
       throw new ProblemError(commonProblems.UNAUTHORIZED, `Send an API key in the ${API_KEY_HEADER} header.`);
     }
-    const key = presented.length <= 200 ? await verifyApiKey(ctx.db, presented) : undefined;
+    const key = presented.length <= 200 ? await verifyApiKey(ctx, presented) : undefined;
     if (!key) throw new ProblemError(commonProblems.UNAUTHORIZED, 'The API key is unknown or revoked.');
     await assertIssuerStillControls(ctx, key);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -79,18 +85,9 @@ export function requireApiKey(
         );
       });
     }
-    res.locals.apiKey = key;
+    verifiedApiKey.set(req, key);
     next();
   };
-}
-
-/** The key `requireApiKey` verified for this request. */
-export function apiKeyOf(res: Response): ApiKeyRow {
-  const key: unknown = res.locals.apiKey;
-  if (typeof key !== 'object' || key === null || !('parents' in key)) {
-    throw new ProblemError(commonProblems.UNAUTHORIZED, `Send an API key in the ${API_KEY_HEADER} header.`);
-  }
-  return key as ApiKeyRow;
 }
 
 /**

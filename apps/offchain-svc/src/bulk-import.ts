@@ -10,9 +10,8 @@ import {
 } from '@nrp/validation';
 import { keyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainDb } from './data/database';
 import { claimIdempotencyKey, storeAnswer } from './data/idempotency';
-import type { EventRecorder } from './events';
+import type { OffchainContext } from './context';
 import { offchainProblems } from './problems';
 import { applyWrites, toWrite } from './subname-writes';
 
@@ -127,8 +126,7 @@ export function bulkRequestHash(items: unknown[], atomic: boolean): string {
  * same key with another request is a 409.
  */
 export async function bulkImport(
-  db: OffchainDb,
-  events: EventRecorder,
+  { db, events }: Pick<OffchainContext, 'db' | 'events'>,
   request: BulkImportRequest,
 ): Promise<BulkSubnamesResult> {
   const { apiKey, items, atomic, idempotencyKey } = request;

@@ -3,14 +3,16 @@ import type { NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { Config } from './config';
-import type { OffchainDb } from './data/database';
+import type { Kysely } from 'kysely';
+import type { OffchainDatabase } from './data/schema';
 import type { EventRecorder } from './events';
 import type { NameControlReader } from './name-control';
 import type { WebhookSettings } from './webhooks';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
 export interface OffchainContext extends ServiceContext<Config> {
-  db: OffchainDb;
+  /** Queries and transactions; the handle that owns the connection stays in `createService`, which closes it. */
+  db: Kysely<OffchainDatabase>;
   events: EventRecorder;
   webhooks: WebhookSettings;
   /** One provider per network: name control, setup reads, ERC-1271 sign-ins. */

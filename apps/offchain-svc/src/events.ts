@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
 import { recordEvents } from './data/events';
-import type { OffchainDb } from './data/database';
 import type { OffchainDatabase } from './data/schema';
+import type { OffchainContext } from './context';
 import type { RecordChanges } from './record-changes';
 
 /** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
@@ -14,7 +14,10 @@ export interface EventRecorder {
    * every subname whose `subname.*` event it recorded are dropped in every replica. A transaction that fails drops
    * nothing.
    */
-  transaction<T>(db: OffchainDb, work: (trx: Transaction<OffchainDatabase>) => Promise<T>): Promise<T>;
+  transaction<T>(
+    db: Kysely<OffchainDatabase>,
+    work: (trx: Transaction<OffchainDatabase>) => Promise<T>,
+  ): Promise<T>;
 }
 
 /**
@@ -36,7 +39,7 @@ export function eventRecorder(retryWindowMs: number, changes: RecordChanges): Ev
     },
     async transaction(db, work) {
       const tags: string[] = [];
-      const result = await db.db.transaction().execute((trx) => {
+      const result = await db.transaction().execute((trx) => {
         changedIn.set(trx, tags);
         return work(trx);
       });
@@ -62,9 +65,8 @@ export function subnameEvent(
 
 /** Stores the events another service relayed (an id seen before is ignored), each with its deliveries. */
 export async function ingestEvents(
-  { db }: OffchainDb,
-  events: EventRecorder,
+  ctx: Pick<OffchainContext, 'db' | 'events'>,
   batch: PlatformEvent[],
 ): Promise<{ received: number; stored: number }> {
-  return { received: batch.length, stored: await events.record(db, batch) };
+  return { received: batch.length, stored: await ctx.events.record(ctx.db, batch) };
 }

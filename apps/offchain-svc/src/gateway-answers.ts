@@ -3,7 +3,9 @@ import { signOffchainResolverResponse } from '@nrp/chain';
 import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
-import type { OffchainDb } from './data/database';
+import type { Kysely } from 'kysely';
+import type { OffchainContext } from './context';
+import type { OffchainDatabase } from './data/schema';
 import { findRecordsByName } from './data/subnames';
 import { answerCalls, decodeLookup, gatewayProblem, type GatewayLookup } from './gateway';
 import { offchainProblems } from './problems';
@@ -30,7 +32,7 @@ interface SignedAnswer {
  * expires, signature)` with `expires` = now + ttlSeconds. One indexed read and one signature.
  */
 async function answerLookup(
-  db: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   signing: GatewaySigning & { signerKey: string },
   sender: string,
   callData: string,
@@ -73,14 +75,14 @@ export function cachedCcipAnswer(
  * before any read and never stored.
  */
 export async function answerCcipRequest(
-  db: OffchainDb,
+  { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
   signing: GatewaySigning,
-  cache: AnswerCache<RenderedJson>,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {
   const { signerKey } = signing;
   if (!signerKey) throw notConfigured();
   const { sender, callData } = request;
+  const cache = caches.gateway;
   const key = cacheKey(sender, callData);
   const cached = cache.get(key);
   if (cached) return cached;

@@ -66,7 +66,7 @@ export async function createKey(
       notManagerDetail(parentName, network, session.address, control),
     );
   }
-  const { key, row } = await issueApiKey(ctx.db, [parentName], request.note, {
+  const { key, row } = await issueApiKey(ctx, [parentName], request.note, {
     issued: { issuer: session.address, network },
     includeDescendants: request.includeDescendants,
   });

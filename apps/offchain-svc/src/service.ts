@@ -29,7 +29,8 @@ import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
-import { webhookDispatcher, type WebhookSettings } from './webhooks';
+import { webhookDispatcher } from './webhook-delivery';
+import type { WebhookSettings } from './webhooks';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 
@@ -86,8 +87,10 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   logger,
   overrides = {},
 ) => {
-  const db = overrides.database ?? (await openDatabase(config));
-  const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => db.close()];
+  // The handle owns the connection: it is pinged and closed here; everything else queries its Kysely, `db`.
+  const database = overrides.database ?? (await openDatabase(config));
+  const { db } = database;
+  const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => database.close()];
   await startUpSteps(onShutdown, async () => {
     if (overrides.database) await migrateDatabase(overrides.database);
     if (config.BOOTSTRAP_API_KEY_HASH) {
@@ -104,7 +107,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     logger.warn('GATEWAY_SIGNER_KEY is not set: the CCIP-Read gateway answers 503');
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
-  const readiness: Record<string, () => Promise<unknown>> = { database: () => db.ping() };
+  const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
   const webhookSettings: WebhookSettings = {
     allowedOrigins: config.WEBHOOK_ALLOWED_ORIGINS ?? [],
     retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
@@ -114,7 +117,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   const metrics = createServiceMetrics(SERVICE_NAME);
   const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
   const now = overrides.now ?? (() => new Date());
-  const nonces = createNonceStore(db.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
+  const nonces = createNonceStore(db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const cacheLimits = {
     maxBytes: config.ANSWER_CACHE_MB * 1024 * 1024,
     ttlMs: config.ANSWER_CACHE_SECONDS * 1000,
@@ -146,10 +149,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     ...webhookRoutes(context),
     ...eventRoutes(context),
     ...gatewayRoutes(context, {
-      signerKey: config.GATEWAY_SIGNER_KEY,
-      ttlSeconds: config.GATEWAY_TTL_SECONDS,
-      rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
-      clientRateLimitPerMinute: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
       redis,
       onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),
     }),
@@ -167,7 +166,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     redis,
     metrics,
   });
-  const dispatcher = webhookDispatcher(db, webhookSettings, logger);
+  const dispatcher = webhookDispatcher(context);
   const deliveries = startPeriodic(
     'webhook-deliveries',
     config.WEBHOOK_DELIVERY_INTERVAL_MS,
@@ -178,8 +177,8 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     'webhook-retention',
     RETENTION_INTERVAL_MS,
     async () => ({
-      events: await pruneEvents(db.db, EVENT_RETENTION_DAYS),
-      idempotencyKeys: await pruneIdempotencyKeys(db.db, IDEMPOTENCY_KEY_HOURS),
+      events: await pruneEvents(db, EVENT_RETENTION_DAYS),
+      idempotencyKeys: await pruneIdempotencyKeys(db, IDEMPOTENCY_KEY_HOURS),
       sessions: await pruneSessions(db, now()),
     }),
     logger,

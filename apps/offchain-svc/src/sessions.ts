@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import {
   authProblems,
   generateApiKey,
@@ -9,6 +9,7 @@ import {
 } from '@nrp/auth';
 import { NETWORK_NAMES } from '@nrp/chain';
 import type { Session } from '@nrp/api';
+import { RequestValue } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainContext } from './context';
 import { deleteSession, findLiveSession, insertSession } from './data/sessions';
@@ -22,6 +23,9 @@ export interface SignedInSession {
   address: string;
   tokenHash: string;
 }
+
+/** The session `requireSession` verified for this request. */
+export const signedInSession = new RequestValue<SignedInSession>('the session requireSession verified');
 
 type SessionContext = Pick<OffchainContext, 'db' | 'config' | 'providers' | 'nonces' | 'now'>;
 
@@ -68,7 +72,7 @@ export async function signIn(ctx: SessionContext, fields: SignedFields): Promise
   return { token, address: verified.address, expiresAt };
 }
 
-/** Middleware: 401 UNAUTHORIZED unless `Authorization: Bearer` carries a live session; see `sessionOf`. */
+/** Middleware: 401 UNAUTHORIZED unless `Authorization: Bearer` carries a live session, read with `signedInSession.of(req)`. */
 export function requireSession(ctx: Pick<OffchainContext, 'db' | 'now'>): RequestHandler {
   return async (req, res, next) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -87,18 +91,9 @@ export function requireSession(ctx: Pick<OffchainContext, 'db' | 'now'>): Reques
         'The session is unknown, ended or expired: sign in again.',
       );
     }
-    res.locals.session = { address: session.address, tokenHash: session.tokenHash } satisfies SignedInSession;
+    signedInSession.set(req, { address: session.address, tokenHash: session.tokenHash });
     next();
   };
-}
-
-/** The session `requireSession` verified for this request. */
-export function sessionOf(res: Response): SignedInSession {
-  const session: unknown = res.locals.session;
-  if (typeof session !== 'object' || session === null || !('tokenHash' in session)) {
-    throw new ProblemError(commonProblems.UNAUTHORIZED, 'Sign in first (POST /api/v1/auth/session).');
-  }
-  return session as SignedInSession;
 }
 
 /** Ends the session at once: its token is refused from now on, by every replica. */

@@ -1,12 +1,12 @@
-import { once } from 'node:events';
-import type { Response } from 'express';
+import type { Kysely } from 'kysely';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainDb } from './data/database';
+import type { OffchainContext } from './context';
+import type { OffchainDatabase } from './data/schema';
 import { readExportPage, type ExportPage } from './data/subname-export';
 import { toSubname } from './data/subnames';
 
-/** Records read per query, and written to the response per chunk: at most this many, and this many bytes. */
+/** Records read per query, and handed out per page: at most this many, and this many bytes. */
 export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };
 /**
  * Records whose size the first page looks at; later pages look at as many as the previous page's average size
@@ -14,21 +14,20 @@ export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };
  */
 const FIRST_PAGE_SCAN = 16;
 
-/** Characters gathered before a write: small enough to stay out of V8's large-object space. */
+/** Characters gathered in one piece (one write): small enough to stay out of V8's large-object space. */
 const WRITE_CHARS = 32 * 1024;
 
 /**
- * Writes a page as NDJSON in pieces of about WRITE_CHARS (the record shape of `toSubname`, texts in stored order): no
- * string of the size of a record is made. Answers what the last write
- * answered (false: wait for 'drain').
+ * A page as NDJSON in pieces of about WRITE_CHARS (the record shape of `toSubname`, texts in stored order): no
+ * string of the size of a record is made.
  */
-function writePage(res: Response, { rows, texts }: ExportPage): boolean {
-  let writable = true;
+function pagePieces({ rows, texts }: ExportPage): string[] {
+  const pieces: string[] = [];
   let pending = '';
   const put = (piece: string): void => {
     pending += piece;
     if (pending.length < WRITE_CHARS) return;
-    writable = res.write(pending);
+    pieces.push(pending);
     pending = '';
   };
   let next = 0;
@@ -44,58 +43,39 @@ function writePage(res: Response, { rows, texts }: ExportPage): boolean {
     }
     put(`${json.slice(at)}\n`);
   }
-  if (pending !== '') writable = res.write(pending);
-  return writable;
+  if (pending !== '') pieces.push(pending);
+  return pieces;
 }
 
-/** Resolves when `res` can take more (or the client went away), leaving no listener behind. */
-async function drainedOrClosed(res: Response): Promise<void> {
-  const done = new AbortController();
-  try {
-    await Promise.race([
-      once(res, 'drain', { signal: done.signal }),
-      once(res, 'close', { signal: done.signal }),
-    ]);
-  } finally {
-    done.abort();
+async function* exportPages(
+  db: Kysely<OffchainDatabase>,
+  parentName: string,
+  cursor: string | undefined,
+): AsyncGenerator<string[]> {
+  let after = cursor;
+  let scan = FIRST_PAGE_SCAN;
+  for (;;) {
+    const page = await readExportPage(db, parentName, after, { limit: scan, maxBytes: EXPORT_PAGE.maxBytes });
+    if (!page) return;
+    const average = page.bytes / page.rows.length;
+    scan = Math.min(EXPORT_PAGE.limit, Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / average) + 1));
+    yield pagePieces(page);
+    if (!page.more) return;
+    after = page.rows.at(-1)?.label;
   }
 }
 
 /**
- * Streams every subname of `parentName` (a parent the key may manage, 403 otherwise) after label `cursor` as NDJSON:
- * one keyset page at a time (EXPORT_PAGE: bounded in records and in bytes), waiting for the client to drain each
- * chunk, so memory stays one page whatever the number and size of the subnames. Stops when the client goes away. A
- * failure after the first byte aborts the connection (the client then resumes with its last label).
+ * Every subname of `parentName` (a parent the key may manage: 403 at once otherwise) after label `cursor`, as NDJSON
+ * pages: one keyset page read at a time (EXPORT_PAGE: bounded in records and in bytes), the next read only when the
+ * caller asks for it, so a caller that waits for its client to take each page holds one page whatever the number and
+ * size of the subnames.
  */
-export async function exportSubnames(
-  db: OffchainDb,
+export function exportSubnames(
+  { db }: Pick<OffchainContext, 'db'>,
   apiKey: ApiKeyRow,
   { parentName, cursor }: { parentName: string; cursor?: string },
-  res: Response,
-): Promise<void> {
+): AsyncGenerator<string[]> {
   assertKeyAllowsParent(apiKey, parentName);
-  res.status(200).type('application/x-ndjson');
-  res.setHeader('cache-control', 'no-store');
-  let after = cursor;
-  let scan = FIRST_PAGE_SCAN;
-  try {
-    for (;;) {
-      const page = await readExportPage(db, parentName, after, {
-        limit: scan,
-        maxBytes: EXPORT_PAGE.maxBytes,
-      });
-      if (!page) break;
-      const average = page.bytes / page.rows.length;
-      scan = Math.min(EXPORT_PAGE.limit, Math.max(1, Math.floor(EXPORT_PAGE.maxBytes / average) + 1));
-      if (!writePage(res, page)) await drainedOrClosed(res);
-      if (res.destroyed) return;
-      if (!page.more) break;
-      after = page.rows.at(-1)?.label;
-    }
-  } catch (err) {
-    if (!res.headersSent) throw err;
-    res.destroy(err instanceof Error ? err : new Error(String(err)));
-    return;
-  }
-  res.end();
+  return exportPages(db, parentName, cursor);
 }

@@ -6,15 +6,10 @@ import { commonProblems, ProblemError } from '@nrp/validation';
 import type { AnswerCache } from './answer-cache';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainDb } from './data/database';
-import {
-  deleteSubname,
-  findSubnameByName,
-  findSubnameByNamehash,
-  searchSubnames,
-  type SubnamePosition,
-} from './data/subnames';
-import { subnameEvent, type EventRecorder } from './events';
+import type { OffchainContext } from './context';
+import { searchSubnames, type SubnamePosition } from './data/subname-search';
+import { deleteSubname, findSubnameByName, findSubnameByNamehash } from './data/subnames';
+import { subnameEvent } from './events';
 import { offchainProblems } from './problems';
 import { applyWrites, toWrite, type SavedSubname } from './subname-writes';
 
@@ -27,8 +22,7 @@ function notFound(what: string): ProblemError {
  * `subname.updated` event, in one transaction.
  */
 export async function createOrUpdateSubname(
-  db: OffchainDb,
-  events: EventRecorder,
+  { db, events }: Pick<OffchainContext, 'db' | 'events'>,
   apiKey: ApiKeyRow,
   body: CreateSubnameData,
 ): Promise<SavedSubname> {
@@ -66,25 +60,29 @@ function answerThrough(
 
 /** Answers the subname named `fullName` (normalised), or 404. */
 export function answerSubname(
-  db: OffchainDb,
-  cache: AnswerCache<RenderedJson | null>,
+  { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
   res: Response,
   fullName: string,
 ): void | Promise<void> {
-  return answerThrough(res, cache, fullName, () => findSubnameByName(db, fullName), `named "${fullName}"`);
+  return answerThrough(
+    res,
+    caches.subnames,
+    fullName,
+    () => findSubnameByName(db, fullName),
+    `named "${fullName}"`,
+  );
 }
 
 /** Answers the subname whose namehash is `node`, or 404. */
 export function answerSubnameByNamehash(
-  db: OffchainDb,
-  cache: AnswerCache<RenderedJson | null>,
+  { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
   res: Response,
   node: string,
 ): void | Promise<void> {
   const namehash = node.toLowerCase();
   return answerThrough(
     res,
-    cache,
+    caches.subnames,
     namehash,
     () => findSubnameByNamehash(db, namehash),
     `has namehash ${node}`,
@@ -119,7 +117,7 @@ function decodeCursor(cursor: string): SubnamePosition {
  * and SEARCH_PAGE_BYTES of records, with `nextCursor` when more matches follow.
  */
 export async function findSubnames(
-  db: OffchainDb,
+  { db }: Pick<OffchainContext, 'db'>,
   query: SearchSubnamesQuery,
 ): Promise<SearchSubnamesResult> {
   const parentNames = [
@@ -149,8 +147,7 @@ export async function findSubnames(
  * `subname.deleted` (the record as it was), in one transaction.
  */
 export async function removeSubname(
-  db: OffchainDb,
-  events: EventRecorder,
+  { db, events }: Pick<OffchainContext, 'db' | 'events'>,
   apiKey: ApiKeyRow,
   fullName: string,
 ): Promise<void> {

@@ -8,7 +8,7 @@ import { createTestDatabase } from '@nrp/testkit/src/database';
 import { startTestService as startHarness } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
 import { issueApiKey } from '../src/api-keys';
-import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
+import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
@@ -31,7 +31,7 @@ interface Replica {
 }
 
 /** A replica of the service on `db` (shared by the replicas of a test, closed by the test). */
-async function startReplica(db: OffchainDb, env: Record<string, string> = {}): Promise<Replica> {
+async function startReplica(db: OffchainDatabaseHandle, env: Record<string, string> = {}): Promise<Replica> {
   const service = await startHarness({
     createService,
     configSchema,
@@ -53,13 +53,13 @@ async function textOf(replica: Replica, name: string, key: string): Promise<stri
 }
 
 /** Changes a record behind the service's back: no write path runs, so nothing is invalidated. */
-async function setTextDirectly(db: OffchainDb, name: string, value: string): Promise<void> {
+async function setTextDirectly(db: OffchainDatabaseHandle, name: string, value: string): Promise<void> {
   await sql`UPDATE offchain_subnames SET texts = ${JSON.stringify({ avatar: value })}::jsonb
     WHERE full_name = ${name}`.execute(db.db);
 }
 
 describe('offchain-svc answer caches: gateway answers and subname reads', () => {
-  let db: OffchainDb;
+  let db: OffchainDatabaseHandle;
   let svc: Replica;
   let apiKey: string;
   const write = (label: string, avatar: string) =>

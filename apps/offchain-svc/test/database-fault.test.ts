@@ -13,7 +13,7 @@ import { createLogger, DEPENDENCY_RETRY_AFTER_SECONDS, loadConfig, type ServiceI
 import { postgresServerAvailable, startPostgresServer, until, type TestPostgresServer } from '@nrp/testkit';
 import { issueApiKey } from '../src/api-keys';
 import { configSchema } from '../src/config';
-import type { OffchainDb } from '../src/data/database';
+import type { OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
@@ -37,7 +37,7 @@ const labels = (batch: number) => Array.from({ length: BATCH_SIZE }, (_, i) => `
 
 (postgresServerAvailable() ? describe : describe.skip)('PostgreSQL killed (-9) under write traffic', () => {
   let pg: TestPostgresServer;
-  let db: OffchainDb;
+  let db: OffchainDatabaseHandle;
   let instance: ServiceInstance;
   let server: Server;
   let base: string;

@@ -6,14 +6,14 @@ import { createTestDatabase } from '@nrp/testkit/src/database';
 import { startTestService as startHarness } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
 import { issueApiKey } from '../src/api-keys';
-import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
+import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
 export interface TestService {
   app: Express;
   routes: RouteDefinition[];
-  db: OffchainDb;
+  db: OffchainDatabaseHandle;
   /** Issues a real key through the same code the operator CLI uses. */
   keyFor(...parents: string[]): Promise<string>;
   close(): Promise<void>;
@@ -24,7 +24,7 @@ export async function startTestService(
   env: Record<string, string> = {},
   clock: { now?: () => Date } = {},
 ): Promise<TestService> {
-  const db: OffchainDb = await createTestDatabase<OffchainDatabase>({
+  const db: OffchainDatabaseHandle = await createTestDatabase<OffchainDatabase>({
     poolMax: 20,
     pgliteExtensions: PGLITE_EXTENSIONS,
   });

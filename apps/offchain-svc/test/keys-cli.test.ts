@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 describe('API key operator command (in process)', () => {
   let svc: TestService;
   const lines: string[] = [];
-  const keys = (argv: string[]) => runKeysCommand(argv, svc.db, (line) => lines.push(line));
+  const keys = (argv: string[]) => runKeysCommand(svc.db, argv, (line) => lines.push(line));
 
   beforeAll(async () => {
     svc = await startTestService();

@@ -97,7 +97,7 @@ describe('offchain subnames API', () => {
       expectProblem(await post(body, 'offchain_not-a-real-key'), 401, 'UNAUTHORIZED');
       const { key, row } = await issueApiKey(svc.db, ['demo.eth']);
       await post({ parentName: 'demo.eth', label: 'revoked-later' }, key).expect(201);
-      expect(await revokeApiKey(svc.db, row.id)).toBe(true);
+      expect(await revokeApiKey(svc.db.db, row.id)).toBe(true);
       expectProblem(await post(body, key), 401, 'UNAUTHORIZED');
       await request(svc.app).get('/api/v1/subnames/nokey.demo.eth').expect(404);
       await request(svc.app)

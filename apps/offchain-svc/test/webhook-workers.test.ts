@@ -5,18 +5,19 @@ import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import { issueApiKey } from '../src/api-keys';
 import { configSchema } from '../src/config';
-import { PGLITE_EXTENSIONS, type OffchainDb } from '../src/data/database';
+import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { eventRecorder } from '../src/events';
 import { createService } from '../src/service';
-import { webhookDispatcher, type WebhookSettings } from '../src/webhooks';
+import { webhookDispatcher } from '../src/webhook-delivery';
+import type { WebhookSettings } from '../src/webhooks';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 
 const logger = createLogger('webhook-workers-test', 'silent');
 
 /** A second connection pool to the same database on a server (another replica); PGlite has one connection. */
-function secondHandle(db: TestDatabase<OffchainDatabase>): OffchainDb {
+function secondHandle(db: TestDatabase<OffchainDatabase>): OffchainDatabaseHandle {
   return db.url ? createDatabase<OffchainDatabase>({ url: db.url, poolMax: 5 }) : db;
 }
 
@@ -26,7 +27,7 @@ const configFor = (env: Record<string, string>) =>
 describe('webhook delivery workers on one database', () => {
   let receiver: WebhookReceiver;
   let db: TestDatabase<OffchainDatabase>;
-  let replica: OffchainDb;
+  let replica: OffchainDatabaseHandle;
   const shutdown: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
@@ -82,8 +83,8 @@ describe('webhook delivery workers on one database', () => {
     // the other claimed too, whatever the machine's load (a worker claims at most its free slots at once).
     let release = (): void => undefined;
     receiver.held = new Promise((resolve) => (release = resolve));
-    const firstWorker = webhookDispatcher(db, settings, logger);
-    const secondWorker = webhookDispatcher(replica, settings, logger);
+    const firstWorker = webhookDispatcher({ db: db.db, webhooks: settings, logger });
+    const secondWorker = webhookDispatcher({ db: replica.db, webhooks: settings, logger });
     const run = async (worker: typeof firstWorker): Promise<number> => {
       await worker.deliverDue();
       await worker.drain();

@@ -81,24 +81,26 @@ export interface ResolvedRecords {
   contenthash?: ContenthashRecord;
 }
 
-const sortedParts = new WeakMap<readonly unknown[], string>();
-
-/** Sorted, joined list; memoised per array (the default lists are shared constants, so warm lookups skip the sort). */
-function sortedPart(values: readonly string[] | readonly number[]): string {
-  let part = sortedParts.get(values);
-  if (part === undefined) {
-    part =
-      typeof values[0] === 'number'
-        ? [...(values as readonly number[])].sort((a, b) => a - b).join(',')
-        : [...(values as readonly string[])].sort().join('\u0001');
-    sortedParts.set(values, part);
-  }
-  return part;
-}
-
-/** A stable cache key part for a selection (order of texts and coins does not matter). */
-export function selectionKey(selection: RecordSelection): string {
-  return `t=${sortedPart(selection.texts)}|c=${sortedPart(selection.coins)}|h=${selection.contenthash ? 1 : 0}`;
+/**
+ * A stable cache key part for a selection (order of texts and coins does not matter). Each list's sorted form is
+ * memoised per array by the function made here (the default lists are shared constants, so warm lookups skip the
+ * sort).
+ */
+export function selectionKeys(): (selection: RecordSelection) => string {
+  const sortedParts = new WeakMap<readonly unknown[], string>();
+  const sortedPart = (values: readonly string[] | readonly number[]): string => {
+    let part = sortedParts.get(values);
+    if (part === undefined) {
+      part =
+        typeof values[0] === 'number'
+          ? [...(values as readonly number[])].sort((a, b) => a - b).join(',')
+          : [...(values as readonly string[])].sort().join('\u0001');
+      sortedParts.set(values, part);
+    }
+    return part;
+  };
+  return (selection) =>
+    `t=${sortedPart(selection.texts)}|c=${sortedPart(selection.coins)}|h=${selection.contenthash ? 1 : 0}`;
 }
 
 /** The selection with `extra` text keys added (kept first-come, no duplicates). */

@@ -19,7 +19,7 @@ import {
   SUMMARY_TEXT_KEYS,
   decodeRecords,
   recordCalls,
-  selectionKey,
+  selectionKeys,
   withTexts,
   type RecordSelection,
   type ResolvedRecords,
@@ -87,13 +87,15 @@ export function noReverseRecord(address: string, coinType: number): ReverseProfi
   };
 }
 
-/** The cache key of a name's selected records (keys carry a format version). */
-function recordsKey(network: NetworkName, name: string, selection: RecordSelection): string {
-  return `v1:${network}:fwd:${name}:${selectionKey(selection)}`;
-}
-
 export class Resolution {
+  private readonly selectionKey = selectionKeys();
+
   constructor(private readonly options: ResolutionOptions) {}
+
+  /** The cache key of a name's selected records (keys carry a format version). */
+  private recordsKey(network: NetworkName, name: string, selection: RecordSelection): string {
+    return `v1:${network}:fwd:${name}:${this.selectionKey(selection)}`;
+  }
 
   provider(network: NetworkName): ChainProvider {
     return this.options.providers[network];
@@ -109,7 +111,7 @@ export class Resolution {
     name: string,
     selection: RecordSelection,
   ): Fresh<ResolvedRecords> | undefined {
-    return this.options.cache.peek<ResolvedRecords>(recordsKey(network, name, selection));
+    return this.options.cache.peek<ResolvedRecords>(this.recordsKey(network, name, selection));
   }
 
   /** The selected records of `name` (normalised), cached per network, name and selection (keys carry a format version). */
@@ -120,7 +122,7 @@ export class Resolution {
     fresh = false,
   ): Promise<Fresh<ResolvedRecords>> {
     const hit: CacheResult<ResolvedRecords> = await this.options.cache.get(
-      recordsKey(network, name, selection),
+      this.recordsKey(network, name, selection),
       this.options.forwardTtlMs,
       async () => {
         const provider = this.provider(network);

@@ -12,7 +12,7 @@ import type { Config } from './config';
 import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
 import { Resolution } from './resolution';
 import { chainRoutes } from './routes/chains';
-import type { RouteContext } from './routes/context';
+import { renderedAnswers, type RouteContext } from './routes/context';
 import { profileRoutes } from './routes/profile';
 import { namesRoutes } from './routes/names';
 import { recordRoutes } from './routes/records';
@@ -76,7 +76,7 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     config,
     logger,
     resolution,
-    defaultNetwork: config.DEFAULT_NETWORK,
+    rendered: renderedAnswers(),
     noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
   };
   const readiness: Record<string, () => Promise<unknown>> = {

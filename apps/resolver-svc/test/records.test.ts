@@ -8,7 +8,7 @@ import {
   decodeRecords,
   decodeTextRecord,
   recordCalls,
-  selectionKey,
+  selectionKeys,
 } from '../src/records';
 
 const abi = AbiCoder.defaultAbiCoder();
@@ -35,6 +35,7 @@ describe('records', () => {
   });
 
   it('selectionKey ignores the order of keys and coins', () => {
+    const selectionKey = selectionKeys();
     expect(selectionKey({ texts: ['a', 'b'], coins: [60, 0], contenthash: false })).toBe(
       selectionKey({ texts: ['b', 'a'], coins: [0, 60], contenthash: false }),
     );

@@ -9,6 +9,7 @@ export * from './openapi';
 export * from './periodic';
 export * from './rate-limit';
 export * from './redis';
+export * from './request-value';
 export * from './route';
 export * from './run';
 export * from './service';

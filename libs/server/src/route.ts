@@ -118,7 +118,8 @@ export interface RouteDefinition<
   budget: RouteBudget;
   /**
    * Middleware that runs before the body is read: the credential check (so a request without one is answered 401
-   * as soon as its headers arrive), a multipart parser.
+   * as soon as its headers arrive), a multipart parser. What one works out for the handler (the verified key) it
+   * hands over as a `RequestValue`.
    */
   before?: RequestHandler[];
   handler: (

@@ -53,63 +53,66 @@ export function toListingResponse(listing: StoredListing): Listing {
   };
 }
 
-export interface ListingRepository {
-  get(network: MintNetwork, parentName: string): Promise<StoredListing | undefined>;
-  /** Creates or replaces; `created` tells which. */
-  upsert(listing: UpsertListing, now?: Date): Promise<{ listing: StoredListing; created: boolean }>;
-  /** Whether a listing was removed. */
-  remove(network: MintNetwork, parentName: string): Promise<boolean>;
+/** The listing of `parentName` on `network`, if any. */
+export async function findListing(
+  db: Kysely<MintDatabase>,
+  network: MintNetwork,
+  parentName: string,
+): Promise<StoredListing | undefined> {
+  const row = await db
+    .selectFrom('mint_listings')
+    .selectAll()
+    .where('network', '=', network)
+    .where('parent_name', '=', parentName)
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
 }
 
-export function createListingRepository(db: Kysely<MintDatabase>): ListingRepository {
-  return {
-    async get(network, parentName) {
-      const row = await db
-        .selectFrom('mint_listings')
-        .selectAll()
-        .where('network', '=', network)
-        .where('parent_name', '=', parentName)
-        .executeTakeFirst();
-      return row ? fromRow(row) : undefined;
-    },
+/** Creates or replaces; `created` tells which. */
+export async function upsertListing(
+  db: Kysely<MintDatabase>,
+  listing: UpsertListing,
+  now = new Date(),
+): Promise<{ listing: StoredListing; created: boolean }> {
+  const settings = JSON.stringify(listing.settings);
+  // xmax = 0 only for a freshly inserted row: tells insert from update in one statement.
+  const row = await db
+    .insertInto('mint_listings')
+    .values({
+      network: listing.network,
+      parent_name: listing.parentName,
+      parent_node: listing.parentNode,
+      settings,
+      listed_by: listing.listedBy,
+      source: listing.source,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['network', 'parent_name']).doUpdateSet({
+        parent_node: listing.parentNode,
+        settings,
+        listed_by: listing.listedBy,
+        source: listing.source,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+    .executeTakeFirstOrThrow();
+  return { listing: fromRow(row), created: row.inserted };
+}
 
-    async upsert(listing, now = new Date()) {
-      const settings = JSON.stringify(listing.settings);
-      // xmax = 0 only for a freshly inserted row: tells insert from update in one statement.
-      const row = await db
-        .insertInto('mint_listings')
-        .values({
-          network: listing.network,
-          parent_name: listing.parentName,
-          parent_node: listing.parentNode,
-          settings,
-          listed_by: listing.listedBy,
-          source: listing.source,
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) =>
-          oc.columns(['network', 'parent_name']).doUpdateSet({
-            parent_node: listing.parentNode,
-            settings,
-            listed_by: listing.listedBy,
-            source: listing.source,
-            updated_at: now,
-          }),
-        )
-        .returningAll()
-        .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
-        .executeTakeFirstOrThrow();
-      return { listing: fromRow(row), created: row.inserted };
-    },
-
-    async remove(network, parentName) {
-      const result = await db
-        .deleteFrom('mint_listings')
-        .where('network', '=', network)
-        .where('parent_name', '=', parentName)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
-  };
+/** Whether a listing was removed. */
+export async function removeListing(
+  db: Kysely<MintDatabase>,
+  network: MintNetwork,
+  parentName: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('mint_listings')
+    .where('network', '=', network)
+    .where('parent_name', '=', parentName)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

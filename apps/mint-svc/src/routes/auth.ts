@@ -10,10 +10,7 @@ import type { MintServiceContext } from '../context';
 import { verifyMinter } from '../minters';
 
 /** `POST /api/v1/auth/nonce` (scopes `listing` and `minter`). */
-export function mintNonceRoute(
-  ctx: MintServiceContext,
-  options: { ttlMs: number; rateLimitPerMinute: number },
-) {
+export function mintNonceRoute(ctx: MintServiceContext) {
   return nonceRoute({
     path: '/api/v1/auth/nonce',
     operationId: 'requestMintNonce',
@@ -21,7 +18,8 @@ export function mintNonceRoute(
     response: mintNonceResponseSchema,
     scopes: '`listing` authorises PUT/DELETE of listings, `minter` authorises POST /api/v1/minters/verify.',
     nonces: ctx.nonces,
-    ...options,
+    ttlMs: ctx.config.NONCE_TTL_MS,
+    rateLimitPerMinute: ctx.config.NONCE_RATE_LIMIT_PER_MINUTE,
     now: ctx.now,
   });
 }

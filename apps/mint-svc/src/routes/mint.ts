@@ -9,7 +9,6 @@ import { mintProblems } from '../problems';
 /** `onSigned` is told the network of every signature handed out (for the mint metrics). */
 export function mintRoute(
   ctx: MintServiceContext,
-  rateLimitPerMinute: number,
   onSigned: (network: MintNetwork) => void = () => undefined,
 ) {
   return defineRoute({
@@ -37,7 +36,7 @@ export function mintRoute(
       mintProblems.MINT_CONTROLLER_NOT_CONFIGURED,
       commonProblems.UPSTREAM_ERROR,
     ],
-    rateLimit: { name: 'mint', windowMs: 60_000, limit: rateLimitPerMinute },
+    rateLimit: { name: 'mint', windowMs: 60_000, limit: ctx.config.MINT_RATE_LIMIT_PER_MINUTE },
     handler: async ({ body }): Promise<MintResponse> => {
       const signed = await signMint(ctx, body);
       onSigned(mintNetworkOf(body.isTestnet));

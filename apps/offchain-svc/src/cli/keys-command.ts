@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { normalizeName } from '@nrp/ens';
-import type { OffchainDb } from '../data/database';
+import type { OffchainContext } from '../context';
 import { listApiKeys, revokeApiKey } from '../data/api-keys';
 import { issueApiKey } from '../api-keys';
 
@@ -17,8 +17,8 @@ export class KeysUsageError extends Error {
 
 /** The operator's API key command; `out` receives the lines to print. Returns the exit code. */
 export async function runKeysCommand(
+  ctx: Pick<OffchainContext, 'db'>,
   argv: string[],
-  db: OffchainDb,
   out: (line: string) => void,
 ): Promise<number> {
   const [command, ...rest] = argv;
@@ -51,7 +51,7 @@ export async function runKeysCommand(
           );
         }
       });
-      const { key, row } = await issueApiKey(db, normalised, values.note);
+      const { key, row } = await issueApiKey(ctx, normalised, values.note);
       out(`id:      ${row.id}`);
       out(`parents: ${row.parents.join(', ')}`);
       out(`key:     ${key}`);
@@ -59,7 +59,7 @@ export async function runKeysCommand(
       return 0;
     }
     case 'list': {
-      const rows = await listApiKeys(db);
+      const rows = await listApiKeys(ctx.db);
       if (rows.length === 0) out('no keys');
       for (const row of rows) {
         const state = row.revokedAt ? `revoked ${row.revokedAt.toISOString()}` : 'active';
@@ -74,7 +74,7 @@ export async function runKeysCommand(
       const [id, ...extra] = rest;
       if (!id || extra.length > 0 || !UUID.test(id))
         throw new KeysUsageError('revoke needs exactly one key id (a UUID)');
-      if (!(await revokeApiKey(db, id))) {
+      if (!(await revokeApiKey(ctx.db, id))) {
         out(`no active key with id ${id}`);
         return 1;
       }

@@ -15,11 +15,11 @@ async function run(): Promise<number> {
     console.log(KEYS_USAGE);
     return argv.length === 0 ? 1 : 0;
   }
-  const db = await openDatabase(loadConfig(databaseEnvSchema));
+  const database = await openDatabase(loadConfig(databaseEnvSchema));
   try {
-    return await runKeysCommand(argv, db, (line) => console.log(line));
+    return await runKeysCommand({ db: database.db }, argv, (line) => console.log(line));
   } finally {
-    await db.close();
+    await database.close();
   }
 }
 

@@ -1,6 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { OffchainDb } from './database';
-import type { ApiKeysTable } from './schema';
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKeysTable, OffchainDatabase } from './schema';
 
 export interface ApiKeyRow {
   id: string;
@@ -31,7 +30,7 @@ function toRow(row: Selectable<ApiKeysTable>): ApiKeyRow {
 }
 
 export async function insertApiKey(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   key: {
     keyHash: string;
     parents: string[];
@@ -57,7 +56,7 @@ export async function insertApiKey(
 
 /** Installs a key by hash (the bootstrap key from config): its parents are replaced and it is un-revoked. */
 export async function upsertApiKey(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   key: { keyHash: string; parents: string[]; note?: string },
 ): Promise<ApiKeyRow> {
   const row = await db
@@ -77,7 +76,7 @@ export async function upsertApiKey(
 
 /** The live (not revoked) key with this hash. */
 export async function findActiveApiKeyByHash(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   keyHash: string,
 ): Promise<ApiKeyRow | undefined> {
   const row = await db
@@ -89,7 +88,7 @@ export async function findActiveApiKeyByHash(
   return row && toRow(row);
 }
 
-export async function listApiKeys({ db }: OffchainDb): Promise<ApiKeyRow[]> {
+export async function listApiKeys(db: Kysely<OffchainDatabase>): Promise<ApiKeyRow[]> {
   const rows = await db
     .selectFrom('offchain_api_keys')
     .selectAll()
@@ -100,7 +99,7 @@ export async function listApiKeys({ db }: OffchainDb): Promise<ApiKeyRow[]> {
 }
 
 /** Revokes a key; false when no live key has this id. */
-export async function revokeApiKey({ db }: OffchainDb, id: string): Promise<boolean> {
+export async function revokeApiKey(db: Kysely<OffchainDatabase>, id: string): Promise<boolean> {
   const result = await db
     .updateTable('offchain_api_keys')
     .set({ revoked_at: new Date().toISOString() })
@@ -112,7 +111,7 @@ export async function revokeApiKey({ db }: OffchainDb, id: string): Promise<bool
 
 /** The live keys `issuer` issued, oldest first, at most `limit`. */
 export async function listIssuedApiKeys(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   issuer: string,
   limit: number,
 ): Promise<ApiKeyRow[]> {
@@ -129,7 +128,11 @@ export async function listIssuedApiKeys(
 }
 
 /** Revokes a live key that `issuer` issued; false when it has none with this id. */
-export async function revokeIssuedApiKey({ db }: OffchainDb, id: string, issuer: string): Promise<boolean> {
+export async function revokeIssuedApiKey(
+  db: Kysely<OffchainDatabase>,
+  id: string,
+  issuer: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('offchain_api_keys')
     .set({ revoked_at: new Date().toISOString() })
@@ -141,7 +144,7 @@ export async function revokeIssuedApiKey({ db }: OffchainDb, id: string, issuer:
 }
 
 /** Records a use of the key, to the minute: at most one write per key and minute however busy the key is. */
-export async function touchApiKey({ db }: OffchainDb, id: string, now: Date): Promise<void> {
+export async function touchApiKey(db: Kysely<OffchainDatabase>, id: string, now: Date): Promise<void> {
   await db
     .updateTable('offchain_api_keys')
     .set({ last_used_at: now })

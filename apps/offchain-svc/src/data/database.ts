@@ -4,13 +4,17 @@ import { databaseFromEnv, migrate, type DatabaseEnv, type DatabaseHandle } from 
 import { migrations, MIGRATION_TABLE } from './migrations';
 import type { OffchainDatabase } from './schema';
 
-export type OffchainDb = DatabaseHandle<OffchainDatabase>;
+/**
+ * The open database: it owns the connection (pool or PGlite), so it is what is closed and pinged; queries take its
+ * `db`, the `Kysely<OffchainDatabase>` that is the context's `db`.
+ */
+export type OffchainDatabaseHandle = DatabaseHandle<OffchainDatabase>;
 
 /** PostgreSQL extensions the migrations create; PGlite must load their modules when it opens. */
 export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin };
 
 /** Opens the service's database from its config (PostgreSQL, or PGlite with its extensions) and migrates it. */
-export async function openDatabase(config: DatabaseEnv): Promise<OffchainDb> {
+export async function openDatabase(config: DatabaseEnv): Promise<OffchainDatabaseHandle> {
   const handle = databaseFromEnv<OffchainDatabase>(config, PGLITE_EXTENSIONS);
   try {
     await migrateDatabase(handle);
@@ -21,6 +25,6 @@ export async function openDatabase(config: DatabaseEnv): Promise<OffchainDb> {
   return handle;
 }
 
-export function migrateDatabase(handle: OffchainDb): Promise<string[]> {
+export function migrateDatabase(handle: OffchainDatabaseHandle): Promise<string[]> {
   return migrate(handle, { table: MIGRATION_TABLE, migrations });
 }

@@ -1,4 +1,5 @@
-import type { OffchainDb } from './database';
+import type { Kysely } from 'kysely';
+import type { OffchainDatabase } from './schema';
 
 export interface SessionRow {
   tokenHash: string;
@@ -7,7 +8,7 @@ export interface SessionRow {
   expiresAt: Date;
 }
 
-export async function insertSession({ db }: OffchainDb, session: SessionRow): Promise<void> {
+export async function insertSession(db: Kysely<OffchainDatabase>, session: SessionRow): Promise<void> {
   await db
     .insertInto('offchain_sessions')
     .values({ token_hash: session.tokenHash, address: session.address, expires_at: session.expiresAt })
@@ -16,7 +17,7 @@ export async function insertSession({ db }: OffchainDb, session: SessionRow): Pr
 
 /** The session with this token hash, unless it expired at or before `now`. */
 export async function findLiveSession(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   tokenHash: string,
   now: Date,
 ): Promise<SessionRow | undefined> {
@@ -29,12 +30,12 @@ export async function findLiveSession(
   return row && { tokenHash: row.token_hash, address: row.address, expiresAt: new Date(row.expires_at) };
 }
 
-export async function deleteSession({ db }: OffchainDb, tokenHash: string): Promise<void> {
+export async function deleteSession(db: Kysely<OffchainDatabase>, tokenHash: string): Promise<void> {
   await db.deleteFrom('offchain_sessions').where('token_hash', '=', tokenHash).execute();
 }
 
 /** Deletes sessions that expired at or before `now`; returns how many. */
-export async function pruneSessions({ db }: OffchainDb, now: Date): Promise<number> {
+export async function pruneSessions(db: Kysely<OffchainDatabase>, now: Date): Promise<number> {
   const result = await db.deleteFrom('offchain_sessions').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
-import type { OffchainDb } from './database';
-import { recordBytes, withinBytes, type SubnameRow } from './subnames';
+import { sql, type Kysely } from 'kysely';
+import type { OffchainDatabase } from './schema';
+import { recordBytes, withinBytes } from './record-bytes';
+import type { SubnameRow } from './subnames';
 
 /** A record of an export page without its texts, which come as entries of their own. */
 export type ExportRow = Omit<SubnameRow, 'texts'>;
@@ -35,7 +36,7 @@ export interface ExportPage {
  * parsed and stringified whole made the garbage that grew the export's memory).
  */
 export async function readExportPage(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   parentName: string,
   afterLabel: string | undefined,
   limits: { limit: number; maxBytes: number },

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { OffchainSubname } from '@nrp/api';
-import type { OffchainDb } from './database';
 import type { OffchainDatabase, SubnamesTable } from './schema';
 
 export type SubnameRow = Selectable<SubnamesTable>;
@@ -17,47 +16,6 @@ export interface SubnameWrite {
   metadata?: Record<string, string>;
   contenthash?: string | null;
   ttl?: number | null;
-}
-
-/** A position in label order (then parent name): the last record of a page. */
-export interface SubnamePosition {
-  label: string;
-  parentName: string;
-}
-
-export interface SubnameFilter {
-  /** Empty: every parent (the filter then has an owner). */
-  parentNames: string[];
-  labelSearch?: string;
-  owner?: string;
-  metadata?: Record<string, string>;
-  page: number;
-  size: number;
-  /** Keyset paging: the matches after this position (`page` is then ignored). */
-  after?: SubnamePosition;
-  /** The page ends early rather than hold records whose JSON passes this many bytes (at least one record). */
-  maxBytes: number;
-}
-
-/**
- * An upper bound of a record's JSON length, from its stored columns without reading them into the service: jsonb's
- * text form is never shorter than JSON.stringify's (same escapes, plus spaces); the rest is the fixed fields.
- */
-export const recordBytes = sql<number>`(
-  octet_length(texts::text) + octet_length(addresses::text) + octet_length(metadata::text)
-  + octet_length(full_name) + octet_length(parent_name) + octet_length(label)
-  + coalesce(octet_length(contenthash), 0) + coalesce(octet_length(owner), 0) + 512)::int`;
-
-/** The leading rows whose bytes together stay within `maxBytes`; always the first. */
-export function withinBytes<T extends { bytes: number }>(rows: T[], maxBytes: number): T[] {
-  let total = 0;
-  const kept: T[] = [];
-  for (const row of rows) {
-    total += Number(row.bytes);
-    if (kept.length > 0 && total > maxBytes) break;
-    kept.push(row);
-  }
-  return kept;
 }
 
 function iso(value: Date | string): string {
@@ -80,11 +38,6 @@ export function toSubname(row: SubnameRow): OffchainSubname {
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
-}
-
-/** `%`, `_` and `\` are literal in a label search. */
-export function likePattern(substring: string): string {
-  return `%${substring.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
@@ -218,7 +171,7 @@ export async function upsertSubnames(
 }
 
 export async function findSubnameByName(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   fullName: string,
 ): Promise<OffchainSubname | undefined> {
   const row = await db
@@ -230,7 +183,7 @@ export async function findSubnameByName(
 }
 
 export async function findSubnameByNamehash(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   namehash: string,
 ): Promise<OffchainSubname | undefined> {
   const row = await db
@@ -243,7 +196,7 @@ export async function findSubnameByNamehash(
 
 /** The records the CCIP-Read gateway answers from (no timestamps, no metadata). */
 export async function findRecordsByName(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   fullName: string,
 ): Promise<Pick<OffchainSubname, 'texts' | 'addresses' | 'contenthash'> | undefined> {
   return db
@@ -264,58 +217,4 @@ export async function deleteSubname(
     .returningAll()
     .executeTakeFirst();
   return row && toSubname(row);
-}
-
-/**
- * One page of matches ordered by label (then parent), bounded in items and in bytes, the total count of matches,
- * and the position to continue after when more follow. The page is picked with the sizes of its records (read in
- * the database), then its rows are read by primary key.
- */
-export async function searchSubnames(
-  { db }: OffchainDb,
-  filter: SubnameFilter,
-): Promise<{ items: OffchainSubname[]; totalItems: number; next?: SubnamePosition }> {
-  // No parent: an owner's subnames across parents, from the (owner, label, parent_name) index.
-  let query =
-    filter.parentNames.length > 0
-      ? db.selectFrom('offchain_subnames').where('parent_name', 'in', filter.parentNames)
-      : db.selectFrom('offchain_subnames');
-  if (filter.labelSearch !== undefined)
-    query = query.where(sql<boolean>`label ILIKE ${likePattern(filter.labelSearch)}`);
-  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
-  if (filter.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
-    query = query.where(sql<boolean>`metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
-  }
-  const { after } = filter;
-  const candidates = (
-    after ? query.where(sql<boolean>`(label, parent_name) > (${after.label}, ${after.parentName})`) : query
-  )
-    .select(['id', 'label', 'parent_name', recordBytes.as('bytes')])
-    .orderBy('label')
-    .orderBy('parent_name')
-    .limit(filter.size + 1)
-    .offset(after ? 0 : (filter.page - 1) * filter.size);
-  const [found, count] = await Promise.all([
-    candidates.execute(),
-    query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const kept = withinBytes(found.slice(0, filter.size), filter.maxBytes);
-  const rows =
-    kept.length === 0
-      ? []
-      : await db
-          .selectFrom('offchain_subnames')
-          .selectAll()
-          .where(
-            'id',
-            'in',
-            kept.map((row) => row.id),
-          )
-          .orderBy('label')
-          .orderBy('parent_name')
-          .execute();
-  const last = kept.at(-1);
-  const next =
-    last && kept.length < found.length ? { label: last.label, parentName: last.parent_name } : undefined;
-  return { items: rows.map(toSubname), totalItems: Number(count.n), next };
 }

@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Webhook, WebhookDelivery, WebhookEventType } from '@nrp/api';
 import type { DeliveryStatus, OffchainDatabase, WebhookDeliveriesTable } from './schema';
-import type { OffchainDb } from './database';
 
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 const isoOrNull = (value: Date | string | null) => (value === null ? null : iso(value));
@@ -16,7 +15,7 @@ function toWebhook(row: { id: string; url: string; events: string[]; created_at:
 }
 
 export async function insertWebhook(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   webhook: { apiKeyId: string; url: string; events: string[]; secret: string },
 ): Promise<Webhook> {
   const row = await db
@@ -32,7 +31,7 @@ export async function insertWebhook(
   return toWebhook(row);
 }
 
-export async function listWebhooks({ db }: OffchainDb, apiKeyId: string): Promise<Webhook[]> {
+export async function listWebhooks(db: Kysely<OffchainDatabase>, apiKeyId: string): Promise<Webhook[]> {
   const rows = await db
     .selectFrom('offchain_webhooks')
     .select(['id', 'url', 'events', 'created_at'])
@@ -44,7 +43,11 @@ export async function listWebhooks({ db }: OffchainDb, apiKeyId: string): Promis
 }
 
 /** Whether the key owns a webhook with this id. */
-export async function webhookBelongsTo({ db }: OffchainDb, id: string, apiKeyId: string): Promise<boolean> {
+export async function webhookBelongsTo(
+  db: Kysely<OffchainDatabase>,
+  id: string,
+  apiKeyId: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('offchain_webhooks')
     .select('id')
@@ -55,7 +58,11 @@ export async function webhookBelongsTo({ db }: OffchainDb, id: string, apiKeyId:
 }
 
 /** Deletes the key's webhook (and its deliveries); false when the key has no webhook with this id. */
-export async function deleteWebhook({ db }: OffchainDb, id: string, apiKeyId: string): Promise<boolean> {
+export async function deleteWebhook(
+  db: Kysely<OffchainDatabase>,
+  id: string,
+  apiKeyId: string,
+): Promise<boolean> {
   const result = await db
     .deleteFrom('offchain_webhooks')
     .where('id', '=', id)
@@ -92,7 +99,7 @@ function deliveriesWithType(db: Kysely<OffchainDatabase>) {
 
 /** A page of a webhook's deliveries, newest first; `after` is the (created_at, id) of the previous page's last. */
 export async function listDeliveries(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   query: {
     webhookId: string;
     status?: DeliveryStatus;
@@ -118,7 +125,7 @@ export async function listDeliveries(
 
 /** Makes a delivery due now with a fresh retry window, whatever its state; undefined when the webhook has none. */
 export async function scheduleRedelivery(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   webhookId: string,
   deliveryId: string,
   retryWindowMs: number,
@@ -170,7 +177,10 @@ export interface ClaimLimits {
  * attempt count goes up and they are leased. `FOR UPDATE SKIP LOCKED` makes concurrent workers (replicas) claim
  * disjoint rows, so no attempt is made twice; the due rows looked at are bounded (the oldest 10 × `limit`).
  */
-export async function claimDueDeliveries({ db }: OffchainDb, limits: ClaimLimits): Promise<ClaimedAttempt[]> {
+export async function claimDueDeliveries(
+  db: Kysely<OffchainDatabase>,
+  limits: ClaimLimits,
+): Promise<ClaimedAttempt[]> {
   const result = await sql<{
     id: string;
     attempts: number;
@@ -233,7 +243,7 @@ export type AttemptOutcome =
  * retry window is open (database clock), and marks it failed once the window has closed.
  */
 export async function recordAttemptOutcome(
-  { db }: OffchainDb,
+  db: Kysely<OffchainDatabase>,
   attempt: { deliveryId: string; attempt: number },
   outcome: AttemptOutcome,
 ): Promise<void> {

@@ -3,7 +3,7 @@ import { createSessionRequest, sessionNonceRequest, sessionNonceResponse, sessio
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { OffchainContext } from '../context';
-import { requireSession, sessionOf, signIn, signOut } from '../sessions';
+import { requireSession, signedInSession, signIn, signOut } from '../sessions';
 
 const TAG = ['auth'];
 
@@ -58,8 +58,8 @@ export function authRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireSession(ctx)],
       responses: { 204: { description: 'Signed out.' } },
       problems: [commonProblems.UNAUTHORIZED],
-      handler: async (_input, _req, res) => {
-        await signOut(ctx, sessionOf(res));
+      handler: async (_input, req, res) => {
+        await signOut(ctx, signedInSession.of(req));
         res.status(204).end();
       },
     }),

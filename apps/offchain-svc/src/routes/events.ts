@@ -28,8 +28,8 @@ function requireIngestToken(token: string | undefined): RequestHandler {
   };
 }
 
-export function eventRoutes({ db, events, config }: OffchainContext): RouteDefinition[] {
-  const token = config.EVENTS_INGEST_TOKEN;
+export function eventRoutes(ctx: OffchainContext): RouteDefinition[] {
+  const token = ctx.config.EVENTS_INGEST_TOKEN;
   return [
     defineRoute({
       method: 'post',
@@ -56,7 +56,7 @@ export function eventRoutes({ db, events, config }: OffchainContext): RouteDefin
       ],
       handler: async ({ body }, _req, res) => {
         res.status(202);
-        return ingestEvents(db, events, body.events);
+        return ingestEvents(ctx, body.events);
       },
     }),
   ];

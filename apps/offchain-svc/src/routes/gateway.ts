@@ -16,17 +16,10 @@ import { answerCcipRequest, cachedCcipAnswer, type GatewaySigning } from '../gat
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
 
+/** What the gateway routes use besides the context. */
 export interface GatewayOptions {
-  signerKey?: string;
-  ttlSeconds: number;
-  /** One ceiling for all clients together (GATEWAY_RATE_LIMIT_PER_MINUTE). */
-  rateLimitPerMinute: number;
-  /** Each client IP's share of it (GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE). */
-  clientRateLimitPerMinute: number;
-  /** Shares both counters between replicas. */
+  /** Shares both rate-limit counters between replicas. */
   redis?: Redis;
-  /** Clock in ms, for tests. */
-  now?: () => number;
   /** Told the outcome of every answer: `signed`, or the problem's code (for the gateway metrics). */
   onAnswer?: (outcome: string) => void;
 }
@@ -39,18 +32,16 @@ const problems = [
   offchainProblems.GATEWAY_NOT_CONFIGURED,
 ];
 
-export function gatewayRoutes(
-  { db, caches, logger, config }: OffchainContext,
-  options: GatewayOptions,
-): RouteDefinition[] {
+export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): RouteDefinition[] {
+  const { caches, logger, config } = ctx;
   const signing: GatewaySigning = {
-    signerKey: options.signerKey,
-    ttlSeconds: options.ttlSeconds,
-    now: options.now ?? Date.now,
+    signerKey: config.GATEWAY_SIGNER_KEY,
+    ttlSeconds: config.GATEWAY_TTL_SECONDS,
+    now: Date.now,
   };
   const ceiling = createRateLimiter(
     'offchain-svc',
-    { name: 'gateway', windowMs: 60_000, limit: options.rateLimitPerMinute, key: () => 'all' },
+    { name: 'gateway', windowMs: 60_000, limit: config.GATEWAY_RATE_LIMIT_PER_MINUTE, key: () => 'all' },
     logger,
     options.redis,
   );
@@ -66,7 +57,7 @@ export function gatewayRoutes(
     callData: string,
   ): Promise<RenderedJson> {
     try {
-      const rendered = await answerCcipRequest(db, signing, caches.gateway, {
+      const rendered = await answerCcipRequest(ctx, signing, {
         sender,
         callData,
         admit: countAgainstCeiling(req, res),
@@ -117,7 +108,7 @@ export function gatewayRoutes(
   const clientShare = {
     name: 'gateway-client',
     windowMs: 60_000,
-    limit: options.clientRateLimitPerMinute,
+    limit: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
     replacesGlobal: true,
   };
 

@@ -4,7 +4,7 @@ import { commonProblems } from '@nrp/validation';
 import type { OffchainContext } from '../context';
 import { offchainProblems } from '../problems';
 import { createKey, listKeys, revokeKey } from '../self-serve-keys';
-import { requireSession, sessionOf } from '../sessions';
+import { requireSession, signedInSession } from '../sessions';
 
 const TAG = ['keys'];
 
@@ -37,8 +37,8 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
         offchainProblems.KEY_LIMIT_REACHED,
         commonProblems.UPSTREAM_ERROR,
       ],
-      handler: async ({ body }, _req, res) => {
-        const created = await createKey(ctx, sessionOf(res), body);
+      handler: async ({ body }, req, res) => {
+        const created = await createKey(ctx, signedInSession.of(req), body);
         res.status(201);
         return created;
       },
@@ -57,7 +57,7 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireSession(ctx)],
       responses: { 200: { description: 'The keys.', schema: listKeysResponse } },
       problems: [commonProblems.UNAUTHORIZED],
-      handler: (_input, _req, res) => listKeys(ctx, sessionOf(res)),
+      handler: (_input, req) => listKeys(ctx, signedInSession.of(req)),
     }),
     defineRoute({
       method: 'delete',
@@ -72,8 +72,8 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
       params: keyIdParams,
       responses: { 204: { description: 'Revoked.' } },
       problems: [commonProblems.UNAUTHORIZED, offchainProblems.KEY_NOT_FOUND],
-      handler: async ({ params }, _req, res) => {
-        await revokeKey(ctx, sessionOf(res), params.id);
+      handler: async ({ params }, req, res) => {
+        await revokeKey(ctx, signedInSession.of(req), params.id);
         res.status(204).end();
       },
     }),

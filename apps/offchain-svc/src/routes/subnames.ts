@@ -13,10 +13,11 @@ import {
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import { apiKeyOf, requireApiKey } from '../api-keys';
+import { requireApiKey, verifiedApiKey } from '../api-keys';
 import { bulkImport } from '../bulk-import';
 import { offchainProblems } from '../problems';
 import { exportSubnames } from '../subname-export';
+import { streamNdjson } from './ndjson-stream';
 import {
   createOrUpdateSubname,
   findSubnames,
@@ -53,7 +54,6 @@ const READ_CACHE =
   'most ANSWER_CACHE_SECONDS.';
 
 export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
-  const { db, events, caches } = ctx;
   return [
     defineRoute({
       method: 'post',
@@ -75,8 +75,8 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
         201: { description: 'Created.', schema: offchainSubnameSchema },
       },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
-      handler: async ({ body }, _req, res) => {
-        const { subname, created } = await createOrUpdateSubname(db, events, apiKeyOf(res), body);
+      handler: async ({ body }, req, res) => {
+        const { subname, created } = await createOrUpdateSubname(ctx, verifiedApiKey.of(req), body);
         res.status(created ? 201 : 200);
         return subname;
       },
@@ -118,9 +118,9 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
         ...authProblems,
         offchainProblems.IDEMPOTENCY_KEY_REUSED,
       ],
-      handler: async ({ query, body }, req, res) =>
-        bulkImport(db, events, {
-          apiKey: apiKeyOf(res),
+      handler: async ({ query, body }, req) =>
+        bulkImport(ctx, {
+          apiKey: verifiedApiKey.of(req),
           items: body.items,
           atomic: query.atomic,
           idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
@@ -158,8 +158,8 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
         },
       },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME, ...authProblems],
-      handler: async ({ query }, _req, res) => {
-        await exportSubnames(db, apiKeyOf(res), query, res);
+      handler: async ({ query }, req, res) => {
+        await streamNdjson(res, exportSubnames(ctx, verifiedApiKey.of(req), query));
       },
     }),
     defineRoute({
@@ -179,7 +179,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       body: searchSubnamesRequest,
       responses: { 200: { description: 'One page of matches.', schema: searchSubnamesResponse } },
       problems: [commonProblems.INVALID_INPUT, commonProblems.INVALID_NAME],
-      handler: ({ body }) => findSubnames(db, body),
+      handler: ({ body }) => findSubnames(ctx, body),
     }),
     defineRoute({
       method: 'get',
@@ -192,7 +192,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       params: namehashParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }, _req, res) => answerSubnameByNamehash(db, caches.subnames, res, params.namehash),
+      handler: ({ params }, _req, res) => answerSubnameByNamehash(ctx, res, params.namehash),
     }),
     defineRoute({
       method: 'get',
@@ -205,7 +205,7 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       params: fullSubnameParamsSchema,
       responses: { 200: { description: 'The subname.', schema: offchainSubnameSchema } },
       problems: [commonProblems.INVALID_NAME, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: ({ params }, _req, res) => answerSubname(db, caches.subnames, res, params.fullSubname),
+      handler: ({ params }, _req, res) => answerSubname(ctx, res, params.fullSubname),
     }),
     defineRoute({
       method: 'delete',
@@ -222,8 +222,8 @@ export function subnameRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireApiKey(ctx)],
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_NAME, ...authProblems, offchainProblems.SUBNAME_NOT_FOUND],
-      handler: async ({ params }, _req, res) => {
-        await removeSubname(db, events, apiKeyOf(res), params.fullSubname);
+      handler: async ({ params }, req, res) => {
+        await removeSubname(ctx, verifiedApiKey.of(req), params.fullSubname);
         res.status(204).end();
       },
     }),

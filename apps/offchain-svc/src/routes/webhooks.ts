@@ -10,7 +10,7 @@ import {
 } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import { apiKeyOf, requireApiKey } from '../api-keys';
+import { requireApiKey, verifiedApiKey } from '../api-keys';
 import { offchainProblems } from '../problems';
 import { createWebhook, redeliver, removeWebhook, webhookDeliveries, webhooksOf } from '../webhooks';
 import type { OffchainContext } from '../context';
@@ -19,7 +19,6 @@ const TAG = ['webhooks'];
 const authProblems = [commonProblems.UNAUTHORIZED, offchainProblems.KEY_OWNER_CHANGED];
 
 export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
-  const { db, webhooks: settings } = ctx;
   return [
     defineRoute({
       method: 'post',
@@ -54,9 +53,9 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
         offchainProblems.WEBHOOK_LIMIT_REACHED,
         ...authProblems,
       ],
-      handler: async ({ body }, _req, res) => {
+      handler: async ({ body }, req, res) => {
         res.status(201);
-        return createWebhook(db, settings, apiKeyOf(res), body);
+        return createWebhook(ctx, verifiedApiKey.of(req), body);
       },
     }),
     defineRoute({
@@ -71,7 +70,7 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireApiKey(ctx)],
       responses: { 200: { description: 'The webhooks.', schema: webhookListResponse } },
       problems: authProblems,
-      handler: async (_input, _req, res) => ({ items: await webhooksOf(db, apiKeyOf(res)) }),
+      handler: async (_input, req) => ({ items: await webhooksOf(ctx, verifiedApiKey.of(req)) }),
     }),
     defineRoute({
       method: 'delete',
@@ -86,8 +85,8 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireApiKey(ctx)],
       responses: { 204: { description: 'Deleted.' } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
-      handler: async ({ params }, _req, res) => {
-        await removeWebhook(db, apiKeyOf(res), params.id);
+      handler: async ({ params }, req, res) => {
+        await removeWebhook(ctx, verifiedApiKey.of(req), params.id);
         res.status(204).end();
       },
     }),
@@ -109,7 +108,8 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireApiKey(ctx)],
       responses: { 200: { description: 'One page of deliveries.', schema: webhookDeliveriesResponse } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
-      handler: async ({ params, query }, _req, res) => webhookDeliveries(db, apiKeyOf(res), params.id, query),
+      handler: async ({ params, query }, req) =>
+        webhookDeliveries(ctx, verifiedApiKey.of(req), params.id, query),
     }),
     defineRoute({
       method: 'post',
@@ -126,9 +126,9 @@ export function webhookRoutes(ctx: OffchainContext): RouteDefinition[] {
       before: [requireApiKey(ctx)],
       responses: { 202: { description: 'Scheduled.', schema: webhookDeliverySchema } },
       problems: [commonProblems.INVALID_INPUT, offchainProblems.WEBHOOK_NOT_FOUND, ...authProblems],
-      handler: async ({ params }, _req, res) => {
+      handler: async ({ params }, req, res) => {
         res.status(202);
-        return redeliver(db, settings, apiKeyOf(res), params.id, params.deliveryId);
+        return redeliver(ctx, verifiedApiKey.of(req), params.id, params.deliveryId);
       },
     }),
   ];

@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import type { z } from 'zod';
-import type { NetworkName } from '@nrp/chain';
 import {
   renderJson,
   sendRenderedJson,
@@ -14,12 +13,14 @@ import { bulkError } from '../problems';
 import type { Resolution } from '../resolution';
 
 /**
- * What the routes need: the resolution (with its cache), the network a request without `network` uses, and the
- * limit on cache-bypassing (`noCache=true`) requests, which every resolving route shares.
+ * What the routes need: the resolution (with its cache), the rendered answers, and the limit on cache-bypassing
+ * (`noCache=true`) requests, which every resolving route shares. A request without `network` uses
+ * `config.DEFAULT_NETWORK`.
  */
 export interface RouteContext extends ServiceContext<Config> {
   resolution: Resolution;
-  defaultNetwork: NetworkName;
+  /** The rendered bodies of cached answers, kept as long as the cached values they were made from. */
+  rendered: RenderedAnswers;
   noCacheLimit: RateLimitSpec;
 }
 
@@ -33,33 +34,40 @@ export const cacheControlHeader = {
   'Cache-Control': 'public, max-age=<seconds left of the cached answer> (no-cache when caching is off)',
 };
 
-/** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
-const renderedBodies = new WeakMap<object, Map<z.ZodType, RenderedJson>>();
+export interface RenderedAnswers {
+  /**
+   * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
+   * renders it once per value and schema, and sets Cache-Control for `expiresAt`. `source` must be the object the
+   * cache returned.
+   */
+  send<S extends z.ZodType>(
+    res: Response,
+    schema: S,
+    source: object,
+    build: () => z.input<S>,
+    expiresAt: number,
+  ): void;
+}
 
-/**
- * Answers the JSON `build()` makes from the cached `source` value, which `schema` (the route's 200 schema) types;
- * renders it once per value and schema, and sets Cache-Control for `expiresAt`. `source` must be the object the cache
- * returned.
- */
-export function sendRendered<S extends z.ZodType>(
-  res: Response,
-  schema: S,
-  source: object,
-  build: () => z.input<S>,
-  expiresAt: number,
-): void {
-  let bySchema = renderedBodies.get(source);
-  if (!bySchema) {
-    bySchema = new Map();
-    renderedBodies.set(source, bySchema);
-  }
-  let rendered = bySchema.get(schema);
-  if (!rendered) {
-    rendered = renderJson(build());
-    bySchema.set(schema, rendered);
-  }
-  setCacheControl(res, expiresAt);
-  sendRenderedJson(res, rendered);
+/** Rendered bodies per cached value and answer schema: a warm hit is served without re-serialising or re-hashing. */
+export function renderedAnswers(): RenderedAnswers {
+  const bodies = new WeakMap<object, Map<z.ZodType, RenderedJson>>();
+  return {
+    send(res, schema, source, build, expiresAt) {
+      let bySchema = bodies.get(source);
+      if (!bySchema) {
+        bySchema = new Map();
+        bodies.set(source, bySchema);
+      }
+      let rendered = bySchema.get(schema);
+      if (!rendered) {
+        rendered = renderJson(build());
+        bySchema.set(schema, rendered);
+      }
+      setCacheControl(res, expiresAt);
+      sendRenderedJson(res, rendered);
+    },
+  };
 }
 
 type BulkErrorEntry = ReturnType<typeof bulkError>;

@@ -31,7 +31,7 @@ export function namesRoutes(ctx: RouteContext, lookup: AddressNamesLookup): Rout
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
         const answer = await lookup.names(
-          query.network ?? ctx.defaultNetwork,
+          query.network ?? ctx.config.DEFAULT_NETWORK,
           params.address,
           query.cursor,
           query.noCache ?? false,

@@ -16,7 +16,7 @@ import {
   type ResolvedRecords,
 } from '../records';
 import { toProfile, type Fresh } from '../resolution';
-import { cacheControlHeader, runBulk, sendRendered, type RouteContext } from './context';
+import { cacheControlHeader, runBulk, type RouteContext } from './context';
 
 function profileSelection(query: {
   texts?: string[];
@@ -55,7 +55,7 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: bulkRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ query }, req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const selection = profileSelection(query);
         const results: BulkProfileResult['results'] = await runBulk(
           query.names,
@@ -91,10 +91,10 @@ export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const selection = profileSelection(query);
         const send = (records: Fresh<ResolvedRecords>): void =>
-          sendRendered(
+          ctx.rendered.send(
             res,
             profileSchema,
             records.value,

@@ -8,7 +8,7 @@ import {
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { nameRouteProblems } from '../problems';
 import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
-import { cacheControlHeader, sendRendered, type RouteContext } from './context';
+import { cacheControlHeader, type RouteContext } from './context';
 
 export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
   return [
@@ -31,7 +31,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const coins = query.coins ?? query.chains ?? DEFAULT_COIN_TYPES;
         const records = await ctx.resolution.records(
           network,
@@ -40,7 +40,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, addresses: records.value.addresses });
-        sendRendered(res, addressesResultSchema, records.value, build, records.expiresAt);
+        ctx.rendered.send(res, addressesResultSchema, records.value, build, records.expiresAt);
       },
     }),
     defineRoute({
@@ -62,7 +62,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: nameRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const texts = query.keys ?? WELL_KNOWN_TEXT_KEYS;
         const records = await ctx.resolution.records(
           network,
@@ -71,7 +71,7 @@ export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
           query.noCache ?? false,
         );
         const build = () => ({ name: params.name, texts: records.value.texts });
-        sendRendered(res, textsResultSchema, records.value, build, records.expiresAt);
+        ctx.rendered.send(res, textsResultSchema, records.value, build, records.expiresAt);
       },
     }),
   ];

@@ -55,7 +55,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: bulkRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ query }, req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const selection = reverseSelection(query, query.records);
         const results: BulkReverseResult['results'] = await runBulk(
           query.addresses,
@@ -108,7 +108,7 @@ export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
       problems: addressRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const network = query.network ?? ctx.defaultNetwork;
+        const network = query.network ?? ctx.config.DEFAULT_NETWORK;
         const reverse = await ctx.resolution.reverseProfile(
           network,
           params.address,
