@@ -1,13 +1,12 @@
+import type { PlatformEvent } from '@nrp/api';
 import type { NonceStore } from '@nrp/auth';
 import type { NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { Config } from './config';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
-import type { EventRecorder } from './events';
 import type { NameControlReader } from './name-control';
-import type { WebhookSettings } from './webhooks';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
 export interface OffchainContext extends ServiceContext<Config> {
@@ -29,4 +28,30 @@ export interface OffchainContext extends ServiceContext<Config> {
     /** Subname reads by full name and by namehash; null: no such subname. */
     subnames: AnswerCache<RenderedJson | null>;
   };
+}
+
+/** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
+export interface EventRecorder {
+  record(db: Kysely<OffchainDatabase>, events: PlatformEvent[]): Promise<number>;
+  /**
+   * Runs `work` in one transaction, the one way subnames are written: once it has committed, the cached answers of
+   * every subname whose `subname.*` event it recorded are dropped in every replica. A transaction that fails drops
+   * nothing.
+   */
+  transaction<T>(
+    db: Kysely<OffchainDatabase>,
+    work: (trx: Transaction<OffchainDatabase>) => Promise<T>,
+  ): Promise<T>;
+}
+
+/** How webhook deliveries are made and retried. */
+export interface WebhookSettings {
+  /** Origins exempt from the URL policy (development receivers on loopback). */
+  allowedOrigins: readonly string[];
+  /** First retry after at most this long; each later one waits twice as long (jittered), up to an hour. */
+  retryBaseMs: number;
+  /** Failed attempts are retried until this long after the event, then the delivery is failed. */
+  retryWindowMs: number;
+  /** An attempt without an answer within this long failed. */
+  timeoutMs: number;
 }

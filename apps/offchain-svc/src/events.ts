@@ -1,24 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
 import { recordEvents } from './data/events';
 import type { OffchainDatabase } from './data/schema';
-import type { OffchainContext } from './context';
+import type { EventRecorder, OffchainContext } from './context';
 import type { RecordChanges } from './record-changes';
-
-/** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */
-export interface EventRecorder {
-  record(db: Kysely<OffchainDatabase>, events: PlatformEvent[]): Promise<number>;
-  /**
-   * Runs `work` in one transaction, the one way subnames are written: once it has committed, the cached answers of
-   * every subname whose `subname.*` event it recorded are dropped in every replica. A transaction that fails drops
-   * nothing.
-   */
-  transaction<T>(
-    db: Kysely<OffchainDatabase>,
-    work: (trx: Transaction<OffchainDatabase>) => Promise<T>,
-  ): Promise<T>;
-}
 
 /**
  * The recorder whose deliveries are retried for `retryWindowMs` after the event, and whose transactions tell

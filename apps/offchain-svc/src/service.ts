@@ -17,7 +17,7 @@ import { pruneEvents } from './data/events';
 import { pruneIdempotencyKeys } from './data/idempotency';
 import { NONCE_TABLE } from './data/migrations';
 import { pruneSessions } from './data/sessions';
-import type { OffchainContext } from './context';
+import type { OffchainContext, WebhookSettings } from './context';
 import { eventRecorder } from './events';
 import { cachedNameControl } from './name-control';
 import { authRoutes } from './routes/auth';
@@ -30,7 +30,6 @@ import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
 import { webhookDispatcher } from './webhook-delivery';
-import type { WebhookSettings } from './webhooks';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 

@@ -3,7 +3,8 @@ import type { CreateSubnameData, OffchainSubname } from '@nrp/api';
 import type { Kysely } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
 import { upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
-import { subnameEvent, type EventRecorder } from './events';
+import type { EventRecorder } from './context';
+import { subnameEvent } from './events';
 
 function toMap(
   entries: Array<{ key: string; value: string }> | undefined,

@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { OutboundUrlRefusedError, outboundRequest } from '@nrp/chain';
-import type { OffchainContext } from './context';
+import type { OffchainContext, WebhookSettings } from './context';
 import {
   claimDueDeliveries,
   recordAttemptOutcome,
   type AttemptOutcome,
   type ClaimedAttempt,
 } from './data/webhooks';
-import { WEBHOOK_SECRET_PREFIX, type WebhookSettings } from './webhooks';
+import { WEBHOOK_SECRET_PREFIX } from './webhooks';
 
 /** The longest wait between two attempts. */
 export const MAX_RETRY_DELAY_MS = 60 * 60_000;

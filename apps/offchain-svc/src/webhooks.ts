@@ -10,7 +10,7 @@ import {
 } from '@nrp/api';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainContext } from './context';
+import type { OffchainContext, WebhookSettings } from './context';
 import type { DeliveryStatus } from './data/schema';
 import {
   deleteWebhook,
@@ -21,17 +21,6 @@ import {
   webhookBelongsTo,
 } from './data/webhooks';
 import { offchainProblems } from './problems';
-
-export interface WebhookSettings {
-  /** Origins exempt from the URL policy (development receivers on loopback). */
-  allowedOrigins: readonly string[];
-  /** First retry after at most this long; each later one waits twice as long (jittered), up to an hour. */
-  retryBaseMs: number;
-  /** Failed attempts are retried until this long after the event, then the delivery is failed. */
-  retryWindowMs: number;
-  /** An attempt without an answer within this long failed. */
-  timeoutMs: number;
-}
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */

@@ -10,7 +10,7 @@ import type { OffchainDatabase } from '../src/data/schema';
 import { eventRecorder } from '../src/events';
 import { createService } from '../src/service';
 import { webhookDispatcher } from '../src/webhook-delivery';
-import type { WebhookSettings } from '../src/webhooks';
+import type { WebhookSettings } from '../src/context';
 import { startReceiver, type WebhookReceiver } from './webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 
