@@ -27,7 +27,7 @@ import {
   concurrencyPools,
   declaredBodyLimit,
   jsonBody,
-  timeBudget,
+  timeBudgets,
 } from './budget';
 import { corsPolicy } from './cors';
 import { docsRouter } from './docs';
@@ -157,13 +157,18 @@ export function createApp(options: AppOptions): Express {
     routes,
   );
   const cors = corsPolicy(options.config.CORS_ORIGINS);
+  const budgets = timeBudgets();
+  const observeDuration = httpDurationObserver(registry);
 
   app.use(
     requestContext({
       logger,
       headers: [...securityHeaders(), ...cors.headers],
       answer: cors.handle,
-      onFinish: httpDurationObserver(registry),
+      onFinish: (req, res, seconds) => {
+        budgets.finished(res);
+        observeDuration(req, res, seconds);
+      },
     }),
   );
 
@@ -243,7 +248,7 @@ export function createApp(options: AppOptions): Express {
     // Credentials (`before`) are checked before the body's length or bytes, and before a slot of a pool is taken.
     app[route.method](
       route.path,
-      timeBudget(budget.timeMs),
+      budgets.start(budget.timeMs),
       ...limits.flatMap((spec) => (spec ? [limiterFor(spec)] : [])),
       ...(route.before ?? []),
       declaredBodyLimit(budget.bodyBytes),
