@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import {
   commonProblems,
   PROBLEM_CONTENT_TYPE,
@@ -280,24 +280,29 @@ export function jsonBody(maxBytes: number): RequestHandler {
 }
 
 /**
- * Refuses to send a (non-streamed) answer over the route's budget: that is a bug of the route, answered 500 and
- * logged, never the oversized answer.
+ * Refuses to send a (non-streamed) answer over its route's budget: that is a bug of the route, answered 500 and
+ * logged, never the oversized answer. Installed once on the app's response prototype, with each Express route's
+ * limit in `limits` (keyed by `req.route`): a `send` wrapper per request was a measurable share of a cached answer.
  */
-export function answerLimit(maxBytes: number, route: RouteDefinition, logger: Logger): RequestHandler {
-  return (_req, res, next) => {
-    const send = res.send.bind(res);
-    res.send = (body?: unknown) => {
-      const length =
-        typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
-      if (length <= maxBytes) return send(body);
-      logger.error(
-        { operationId: route.operationId, bytes: length, budget: maxBytes },
-        'answer over the route budget refused',
-      );
-      const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');
-      res.status(problem.status).type(PROBLEM_CONTENT_TYPE);
-      return send(JSON.stringify(problem.toBody()));
-    };
-    next();
+export function enforceAnswerLimits(
+  app: Express,
+  limits: ReadonlyMap<unknown, { maxBytes: number; route: RouteDefinition }>,
+  logger: Logger,
+): void {
+  const send: Response['send'] = app.response.send;
+  app.response.send = function sendWithinBudget(this: Response, body?: unknown) {
+    const expressRoute: unknown = this.req.route;
+    const budget = limits.get(expressRoute);
+    if (budget === undefined) return send.call(this, body);
+    const length =
+      typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
+    if (length <= budget.maxBytes) return send.call(this, body);
+    logger.error(
+      { operationId: budget.route.operationId, bytes: length, budget: budget.maxBytes },
+      'answer over the route budget refused',
+    );
+    const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');
+    this.status(problem.status).type(PROBLEM_CONTENT_TYPE);
+    return send.call(this, JSON.stringify(problem.toBody()));
   };
 }
