@@ -69,10 +69,10 @@ export function cachedCcipAnswer(
 }
 
 /**
- * The answer to `callData` for `sender`, rendered: from `cache` while it holds one (stored for less than the
- * signature's TTL, dropped when the name is written), else decoded, admitted by `admit` (the gateway's ceiling: only
- * valid requests that need a read count), read and signed, then cached. callData that fails to decode is refused
- * before any read and never stored.
+ * The answer to `callData` for `sender` when `cache` does not hold one (the caller looked with `cachedCcipAnswer`),
+ * rendered: decoded, admitted by `admit` (the gateway's ceiling: only valid requests that need a read count), read
+ * and signed, then cached (for less than the signature's TTL, dropped when the name is written). callData that fails
+ * to decode is refused before any read and never stored.
  */
 export async function answerCcipRequest(
   { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
@@ -83,14 +83,17 @@ export async function answerCcipRequest(
   if (!signerKey) throw notConfigured();
   const { sender, callData } = request;
   const cache = caches.gateway;
-  const key = cacheKey(sender, callData);
-  const cached = cache.get(key);
-  if (cached) return cached;
   const generation = cache.generation();
   const lookup = decodeLookup(callData);
   await request.admit();
   const answer = renderJson(await answerLookup(db, { ...signing, signerKey }, sender, callData, lookup));
   const bytes = answer.body.length + 2 * answer.etag.length;
-  cache.set(key, answer, bytes, lookup.name === undefined ? [] : [lookup.name], generation);
+  cache.set(
+    cacheKey(sender, callData),
+    answer,
+    bytes,
+    lookup.name === undefined ? [] : [lookup.name],
+    generation,
+  );
   return answer;
 }

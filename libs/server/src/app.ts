@@ -20,14 +20,14 @@ import { sendJson, weakEtag } from './json-answer';
 import { createRateLimiter } from './rate-limit';
 import type { RateLimitSpec, RouteDefinition } from './route';
 import {
-  answerLimit,
   assertBudget,
   budgetProblems,
   closeIfBodyUnread,
   concurrencyPools,
   declaredBodyLimit,
+  enforceAnswerLimits,
   jsonBody,
-  timeBudget,
+  timeBudgets,
 } from './budget';
 import { corsPolicy } from './cors';
 import { docsRouter } from './docs';
@@ -157,13 +157,18 @@ export function createApp(options: AppOptions): Express {
     routes,
   );
   const cors = corsPolicy(options.config.CORS_ORIGINS);
+  const budgets = timeBudgets();
+  const observeDuration = httpDurationObserver(registry);
 
   app.use(
     requestContext({
       logger,
       headers: [...securityHeaders(), ...cors.headers],
       answer: cors.handle,
-      onFinish: httpDurationObserver(registry),
+      onFinish: (req, res, seconds) => {
+        budgets.finished(res);
+        observeDuration(req, res, seconds);
+      },
     }),
   );
 
@@ -232,6 +237,8 @@ export function createApp(options: AppOptions): Express {
   };
   const sharedPaths = [...Object.keys(endpoints), '/docs', '/docs/errors'];
 
+  const answerLimits = new Map<unknown, { maxBytes: number; route: RouteDefinition }>();
+  enforceAnswerLimits(app, answerLimits, logger);
   for (const route of routes) {
     assertNoSharedPath(route, sharedPaths);
     assertBudget(route);
@@ -241,15 +248,16 @@ export function createApp(options: AppOptions): Express {
     // A route whose own limit replaces the global one is not counted by the global limit.
     const limits = route.rateLimit?.replacesGlobal ? [route.rateLimit] : [globalLimit, route.rateLimit];
     // Credentials (`before`) are checked before the body's length or bytes, and before a slot of a pool is taken.
-    app[route.method](
-      route.path,
-      timeBudget(budget.timeMs),
+    const expressRoute = app.route(route.path);
+    if (budget.answerBytes !== 'stream')
+      answerLimits.set(expressRoute, { maxBytes: budget.answerBytes, route });
+    expressRoute[route.method](
+      budgets.start(budget.timeMs),
       ...limits.flatMap((spec) => (spec ? [limiterFor(spec)] : [])),
       ...(route.before ?? []),
       declaredBodyLimit(budget.bodyBytes),
       ...(budget.concurrency ? [concurrency(budget.concurrency)] : []),
       ...(parsesJson ? [jsonBody(budget.bodyBytes)] : []),
-      ...(budget.answerBytes === 'stream' ? [] : [answerLimit(budget.answerBytes, route, logger)]),
       ...(checkResponses ? [responseChecker(route)] : []),
       routeHandler(route),
     );

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import {
   commonProblems,
   PROBLEM_CONTENT_TYPE,
@@ -88,22 +88,72 @@ function tooLarge(limit: number): ProblemError {
   );
 }
 
-/** The route's first middleware: the time budget starts with the request's headers (503 when no answer has started). */
-export function timeBudget(timeMs: number): RequestHandler {
-  return (req, res, next) => {
-    const timer = setTimeout(() => {
-      answerProblem(
-        req,
-        res,
-        new ProblemError(
-          commonProblems.TIME_BUDGET_EXCEEDED,
-          `The request was not answered within its budget of ${timeMs} ms.`,
-          { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
-        ),
-      );
-    }, timeMs);
-    res.once('close', () => clearTimeout(timer));
-    next();
+function timeBudgetExceeded(timeMs: number): ProblemError {
+  return new ProblemError(
+    commonProblems.TIME_BUDGET_EXCEEDED,
+    `The request was not answered within its budget of ${timeMs} ms.`,
+    { headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+  );
+}
+
+/** At the latest this often, requests whose client went away leave the in-flight list. */
+const SWEEP_MS = 1000;
+
+interface Deadline {
+  req: Request;
+  /** `performance.now()` when the budget runs out. */
+  due: number;
+  timeMs: number;
+}
+
+export interface TimeBudgets {
+  /** The route's first middleware: the time budget starts with the request's headers. */
+  start(timeMs: number): RequestHandler;
+  /** The answer finished: the request leaves the list (the request context calls this for every response). */
+  finished(res: Response): void;
+}
+
+/**
+ * The time budgets of one app's requests, with no timer per request (a timer and a 'close' listener per request
+ * were a measurable share of a cached answer): a request joins the in-flight list with its deadline and leaves it
+ * when its answer finishes. One timer, due at the earliest deadline and at least every SWEEP_MS while requests are
+ * in flight, answers 503 to those past their deadline whose answer has not started, and drops those whose answer
+ * has started or whose client went away.
+ */
+export function timeBudgets(): TimeBudgets {
+  const inFlight = new Map<Response, Deadline>();
+  let timer: NodeJS.Timeout | undefined;
+  let timerDue = Infinity;
+  const schedule = (due: number): void => {
+    clearTimeout(timer);
+    timerDue = due;
+    timer = setTimeout(sweep, Math.max(0, due - performance.now()));
+    timer.unref();
+  };
+  const sweep = (): void => {
+    timer = undefined;
+    timerDue = Infinity;
+    const now = performance.now();
+    let next = now + SWEEP_MS;
+    for (const [res, deadline] of inFlight) {
+      if (res.headersSent || res.destroyed) inFlight.delete(res);
+      else if (deadline.due <= now) {
+        inFlight.delete(res);
+        answerProblem(deadline.req, res, timeBudgetExceeded(deadline.timeMs));
+      } else next = Math.min(next, deadline.due);
+    }
+    if (inFlight.size > 0) schedule(next);
+  };
+  return {
+    start: (timeMs) => (req, res, next) => {
+      const due = performance.now() + timeMs;
+      inFlight.set(res, { req, due, timeMs });
+      if (due < timerDue) schedule(due);
+      next();
+    },
+    finished: (res) => {
+      inFlight.delete(res);
+    },
   };
 }
 
@@ -230,24 +280,29 @@ export function jsonBody(maxBytes: number): RequestHandler {
 }
 
 /**
- * Refuses to send a (non-streamed) answer over the route's budget: that is a bug of the route, answered 500 and
- * logged, never the oversized answer.
+ * Refuses to send a (non-streamed) answer over its route's budget: that is a bug of the route, answered 500 and
+ * logged, never the oversized answer. Installed once on the app's response prototype, with each Express route's
+ * limit in `limits` (keyed by `req.route`): a `send` wrapper per request was a measurable share of a cached answer.
  */
-export function answerLimit(maxBytes: number, route: RouteDefinition, logger: Logger): RequestHandler {
-  return (_req, res, next) => {
-    const send = res.send.bind(res);
-    res.send = (body?: unknown) => {
-      const length =
-        typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
-      if (length <= maxBytes) return send(body);
-      logger.error(
-        { operationId: route.operationId, bytes: length, budget: maxBytes },
-        'answer over the route budget refused',
-      );
-      const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');
-      res.status(problem.status).type(PROBLEM_CONTENT_TYPE);
-      return send(JSON.stringify(problem.toBody()));
-    };
-    next();
+export function enforceAnswerLimits(
+  app: Express,
+  limits: ReadonlyMap<unknown, { maxBytes: number; route: RouteDefinition }>,
+  logger: Logger,
+): void {
+  const send: Response['send'] = app.response.send;
+  app.response.send = function sendWithinBudget(this: Response, body?: unknown) {
+    const expressRoute: unknown = this.req.route;
+    const budget = limits.get(expressRoute);
+    if (budget === undefined) return send.call(this, body);
+    const length =
+      typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
+    if (length <= budget.maxBytes) return send.call(this, body);
+    logger.error(
+      { operationId: budget.route.operationId, bytes: length, budget: budget.maxBytes },
+      'answer over the route budget refused',
+    );
+    const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');
+    this.status(problem.status).type(PROBLEM_CONTENT_TYPE);
+    return send.call(this, JSON.stringify(problem.toBody()));
   };
 }

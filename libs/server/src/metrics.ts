@@ -148,21 +148,26 @@ export function httpDurationObserver(
   registry: Registry,
 ): (req: Request, res: Response, seconds: number) => void {
   const duration = new RequestDurationHistogram(registry);
-  // By route, then method and status: no key string is built per request.
-  const observers = new Map<string, Map<string, (seconds: number) => void>>();
+  // By Express route object (or none), then status and method: no key string is built or hashed per request.
+  const observers = new Map<unknown, Map<number, Map<string, (seconds: number) => void>>>();
   return (req, res, seconds) => {
-    // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
-    const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-    let byStatus = observers.get(route);
+    const expressRoute: unknown = req.route;
+    let byStatus = observers.get(expressRoute);
     if (!byStatus) {
       byStatus = new Map();
-      observers.set(route, byStatus);
+      observers.set(expressRoute, byStatus);
     }
-    const statusKey = req.method + res.statusCode;
-    let observe = byStatus.get(statusKey);
+    let byMethod = byStatus.get(res.statusCode);
+    if (!byMethod) {
+      byMethod = new Map();
+      byStatus.set(res.statusCode, byMethod);
+    }
+    let observe = byMethod.get(req.method);
     if (!observe) {
+      // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
       observe = duration.observerFor({ method: req.method, route, status_code: String(res.statusCode) });
-      byStatus.set(statusKey, observe);
+      byMethod.set(req.method, observe);
     }
     observe(seconds);
   };

@@ -92,6 +92,18 @@ describe('route budgets', () => {
         }),
         defineRoute({
           method: 'get',
+          path: '/slower',
+          operationId: 'slower',
+          summary: 'answers after its longer time budget',
+          budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 800 },
+          responses: { 200: { description: 'ok', schema: z.object({ late: z.boolean() }) } },
+          handler: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+            return { late: true };
+          },
+        }),
+        defineRoute({
+          method: 'get',
           path: '/expensive',
           operationId: 'expensive',
           summary: 'holds its pool slot until released',
@@ -195,6 +207,21 @@ describe('route budgets', () => {
     // The handler's late answer does not disturb the next request.
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect((await fetch(`${running.url}/health`)).status).toBe(200);
+  });
+
+  it('holds each request to its own deadline: a shorter budget started later runs out first', async () => {
+    const answered: string[] = [];
+    const settle = (path: string) =>
+      fetch(`${running.url}${path}`).then(async (res) => {
+        answered.push(path);
+        expect(res.status).toBe(503);
+        expect(await res.json()).toMatchObject({ code: 'TIME_BUDGET_EXCEEDED' });
+      });
+    const slower = settle('/slower');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([slower, settle('/slow')]);
+    expect(answered).toEqual(['/slow', '/slower']);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
   });
 
   it('answers 503 CONCURRENCY_LIMIT_REACHED with Retry-After while the pool is full, and serves again after', async () => {
