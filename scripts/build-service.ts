@@ -17,9 +17,17 @@ const root = path.resolve(__dirname, '..');
 
 /**
  * Loaded from node_modules, never bundled: native addons, and packages that read files beside their code (PGlite's
- * WebAssembly build and its extensions' archives, found through `import.meta.url`, which a CommonJS bundle lacks).
+ * and tiny-secp256k1's WebAssembly, PGlite's extensions' archives, found through `import.meta.url` or `__dirname`,
+ * which a bundle does not keep).
  */
-const RUNTIME_PACKAGES = ['sharp', '@resvg/resvg-js', 'jsdom', 'swagger-ui-dist', '@electric-sql/pglite'];
+const RUNTIME_PACKAGES = [
+  'sharp',
+  '@resvg/resvg-js',
+  'jsdom',
+  'swagger-ui-dist',
+  '@electric-sql/pglite',
+  'tiny-secp256k1',
+];
 
 /** Packages a source file finds with a computed `require.resolve` at run time, which a bundler cannot follow. */
 const RESOLVED_AT_RUN_TIME: Record<string, string[]> = {

