@@ -185,4 +185,19 @@ export const migrations: Record<string, Migration> = {
         ON offchain_subnames (owner, label, parent_name) INCLUDE (id)`.execute(db);
     },
   },
+  '0006_one_unique_name': {
+    // full_name is the one unique key of a subname: its namehash and its (parent_name, label) follow from it. As
+    // unique constraints too, two transactions inserting the same new name could meet on one of them rather than on
+    // full_name, the conflict target of every insert, and the later one failed with a unique violation (seen with
+    // two concurrent bulk imports of the same 50 names) instead of waiting and merging. Plain indexes serve the same
+    // lookups and the keyset paging by label.
+    up: async (db: Kysely<unknown>) => {
+      await sql`ALTER TABLE offchain_subnames DROP CONSTRAINT offchain_subnames_namehash_key`.execute(db);
+      await sql`CREATE INDEX offchain_subnames_namehash_idx ON offchain_subnames (namehash)`.execute(db);
+      await sql`DROP INDEX offchain_subnames_parent_label_idx`.execute(db);
+      await sql`
+        CREATE INDEX offchain_subnames_parent_label_idx
+        ON offchain_subnames (parent_name, label) INCLUDE (metadata, owner, id)`.execute(db);
+    },
+  },
 };
