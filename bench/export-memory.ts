@@ -19,6 +19,7 @@ import { loadConfig } from '@nrp/server';
 import { startServiceProcess } from '@nrp/testkit/src/service-process';
 import { configSchema } from '../apps/offchain-svc/src/config';
 import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
+import { deploymentNodeOptions } from './production-env';
 import { markdownTable } from './table';
 
 const SMALL_ROWS = Number(process.env.EXPORT_BENCH_ROWS ?? 1_000_000);
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
       BOOTSTRAP_API_KEY_HASH: hashApiKey(key),
       BOOTSTRAP_API_KEY_PARENTS: `${parents.small},${parents.maximal}`,
       WEBHOOK_DELIVERY_INTERVAL_MS: '0',
+      // The heap settings of its Deployment: what V8 keeps before collecting is the growth this bench measures.
+      NODE_OPTIONS: deploymentNodeOptions('offchain-svc'),
     },
     { readyTimeoutMs: 120_000 },
   );

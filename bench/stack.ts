@@ -19,6 +19,7 @@ import {
   type EnsFixture,
 } from '@nrp/testkit';
 import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
+import { deploymentNodeOptions } from './production-env';
 
 const HOST = '127.0.0.1';
 export const DATABASE_URL = process.env.DATABASE_URL;
@@ -135,6 +136,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
         env: {
           ...process.env,
           ...SERVICE_RUNTIME_ENV,
+          NODE_OPTIONS: deploymentNodeOptions(module.name),
           ...ctx.env,
           ...contributions.get(module)?.env,
           ...storageEnv(opts.run, module.name),

@@ -33,6 +33,8 @@ interface K8sObject {
         containers: Array<{
           image: string;
           startupProbe?: unknown;
+          env?: Array<{ name: string; value?: string }>;
+          resources?: { limits?: { memory?: string } };
           envFrom: Array<{
             configMapRef?: { name: string };
             secretRef?: { name: string; optional?: boolean };
@@ -124,6 +126,19 @@ const packageVersion = (
 
 describe.each(['production', 'staging'])('k8s overlay %s', (overlay) => {
   const objects = render(overlay);
+
+  it("sizes V8's old space, where a service sets it, within half its memory limit", () => {
+    const sized = services.filter((service) => {
+      const [container] = find(objects, 'Deployment', service).spec?.template?.spec.containers ?? [];
+      const options = container?.env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+      const oldSpaceMb = /--max-old-space-size=(\d+)/.exec(options)?.[1];
+      if (oldSpaceMb === undefined) return false;
+      const limitMi = /^(\d+)Mi$/.exec(container?.resources?.limits?.memory ?? '')?.[1];
+      expect(Number(oldSpaceMb)).toBeLessThanOrEqual(Number(limitMi) / 2);
+      return true;
+    });
+    expect(sized).toContain('offchain-svc');
+  });
 
   it('renders objects that are all valid against the Kubernetes schemas', () => {
     expect(objects.length).toBeGreaterThan(services.length * 6);
