@@ -11,7 +11,6 @@ import { getAddress } from 'ethers';
 import { Client } from 'pg';
 import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
-import { deploymentNodeOptions } from './production-env';
 import { median, startLoader, startServerProcess, type ServerProcess } from './throughput';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -64,8 +63,6 @@ async function measureDatabase(env: Record<string, string>): Promise<Map<string,
       ...extra,
     }),
     BENCH_SEED: JSON.stringify(SEED),
-    // The heap settings of its Deployment, as production runs it.
-    NODE_OPTIONS: deploymentNodeOptions('offchain-svc'),
   });
   const servers: ServerProcess[] = [];
   const loader = startLoader(CONCURRENCY);
