@@ -143,6 +143,31 @@ describe('@nrp/client against the service on a real port', () => {
     };
   }
 
+  it('waitForImage confirms a pending upload itself once the record is set (the worker is off here)', async () => {
+    await chain.ens.registerEthName('waiting', alice.address);
+    await chain.ens.wrapName('waiting.eth', alice.address);
+    await chain.ens.setResolver('waiting.eth', chain.contracts.publicResolver);
+    const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
+    const target = { network: 'sepolia' as const, subname: 'waiting.eth' };
+    const upload = await client.uploadAvatar({
+      ...(await signed()),
+      ...target,
+      file: new Blob([new Uint8Array(await png(32, 32, '#654321'))]),
+    });
+    expect(upload.pending).toBe(true);
+    const waiting = client.waitForImage(target, 'avatar', {
+      uploadedAt: upload.uploadedAt,
+      initialDelayMs: 20,
+    });
+    await chain.ens.setText('waiting.eth', 'avatar', upload.avatarUrl);
+    expect(await waiting).toBe(stableImageUrl(baseUrl, 'sepolia', 'waiting.eth', 'avatar'));
+    expect((await client.getImage(target, 'avatar')).contentType).toBe('image/png');
+    await expect(client.confirmImage('avatar', target)).rejects.toMatchObject({
+      status: 404,
+      code: 'PENDING_UPLOAD_NOT_FOUND',
+    });
+  });
+
   it('uploads, reads, describes and deletes through the typed client', async () => {
     const client = createMetadataClient({ baseUrl, responseSchemas: metadataResponseSchemas });
     const bytes = await png(40, 40, '#123456');
