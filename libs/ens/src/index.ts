@@ -27,4 +27,18 @@ export {
 export { decodeAddress, encodeAddress, isSupportedCoinType, isValidAddress } from './addresses';
 export { CONTENTHASH_SCHEMES, decodeContenthash, encodeContenthash } from './contenthash';
 export { reverseNodeName } from './reverse';
-export { NETWORK_CHAIN_IDS, NETWORK_NAMES, perNetwork, type NetworkName } from './networks';
+export {
+  L2_NETWORK_CHAIN_IDS,
+  L2_NETWORK_NAMES,
+  L2_SETTLEMENT_NETWORK,
+  MINT_NETWORK_NAMES,
+  NETWORK_CHAIN_IDS,
+  NETWORK_NAMES,
+  chainIdOf,
+  isL2Network,
+  perL2Network,
+  perNetwork,
+  type AnyNetworkName,
+  type L2NetworkName,
+  type NetworkName,
+} from './networks';
