@@ -12,13 +12,18 @@ import path from 'node:path';
 import { Client } from 'pg';
 import {
   SERVICE_RUNTIME_ENV,
-  startAnvil,
   stopChild,
   type AnvilNode,
   type DevStackContext,
   type EnsFixture,
 } from '@nrp/testkit';
-import { prepareDevChain, services, type ServiceModule } from '../scripts/dev-stack';
+import {
+  prepareDevChain,
+  services,
+  startDevChains,
+  stopDevChains,
+  type ServiceModule,
+} from '../scripts/dev-stack';
 import { deploymentNodeOptions } from './production-env';
 
 const HOST = '127.0.0.1';
@@ -117,11 +122,12 @@ async function dropSchemas(run: string): Promise<void> {
 
 export async function startBenchStack(opts: BenchStackOptions): Promise<BenchStack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `${opts.run}-`));
-  const anvil = await startAnvil();
+  const chains = await startDevChains();
+  const anvil = chains.l1;
   const running: StackService[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(running.map(({ child }) => stopChild(child)));
-    await anvil.stop();
+    await stopDevChains(chains);
     await dropSchemas(opts.run);
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -129,7 +135,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
     const urls = Object.fromEntries(
       services.map((s, i) => [s.key, `http://${HOST}:${opts.basePort + i}`]),
     ) as DevStackContext['services'];
-    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, HOST, opts.seed);
+    const { ctx, contributions } = await prepareDevChain(chains, urls, dataDir, HOST, opts.seed);
     for (const module of services) {
       const url = urls[module.key];
       const child = spawn(process.execPath, [bundle(module.name)], {

@@ -54,7 +54,7 @@ function adaptExample(block: string, ports: Record<string, number | undefined>, 
   let expectErrors = false;
   return block
     .replace(
-      /(localhost|127\.0\.0\.1):(300[1-4]|8545)/g,
+      /(localhost|127\.0\.0\.1):(300[1-4]|854[56])/g,
       (_m, host: string, port: string) => `${host}:${ports[port]}`,
     )
     .replaceAll('./.data/dev-stack.json', stackFile)
@@ -110,12 +110,21 @@ describe('npm start (the dev stack)', () => {
       offchain: `http://127.0.0.1:${ports.OFFCHAIN_PORT}`,
       resolver: `http://127.0.0.1:${ports.RESOLVER_PORT}`,
     });
-    expect(stack.chain).toEqual({
-      rpcUrl: `http://127.0.0.1:${ports.ANVIL_PORT}`,
-      chainId: 11155111,
-      network: 'sepolia',
+    expect(stack.chains).toEqual({
+      sepolia: { network: 'sepolia', chainId: 11155111, rpcUrl: `http://127.0.0.1:${ports.ANVIL_PORT}` },
+      'base-sepolia': {
+        network: 'base-sepolia',
+        chainId: 84532,
+        rpcUrl: `http://127.0.0.1:${ports.L2_ANVIL_PORT}`,
+      },
     });
-    for (const contract of ['offchainResolver', 'mintController']) {
+    for (const contract of [
+      'offchainResolver',
+      'mintController',
+      'l2Registry',
+      'l2MintController',
+      'l2Resolver',
+    ]) {
       expect(stack.contracts[contract]).toMatch(/^0x[0-9a-fA-F]{40}$/);
     }
     // ENS sits where clients configured for Sepolia look (ethers' registry; ensjs's table; viem's sepolia chain)
@@ -133,6 +142,7 @@ describe('npm start (the dev stack)', () => {
       onchain: 'demo.eth',
       offchainParent: 'offchain.eth',
       mintParent: 'mint.eth',
+      l2Parent: 'l2.eth',
     });
     expect(stack.offchainApiKey).toEqual(expect.any(String));
     expect(stack.accounts).toHaveLength(10);
@@ -143,7 +153,7 @@ describe('npm start (the dev stack)', () => {
   });
 
   it('demo.eth belongs to the first account, with records and its reverse record; the last account has none', async () => {
-    const provider = new JsonRpcProvider(stack.chain.rpcUrl, undefined, { staticNetwork: true });
+    const provider = new JsonRpcProvider(stack.chains.sepolia.rpcUrl, undefined, { staticNetwork: true });
     try {
       const registry = new Contract(
         stack.contracts.ensRegistry ?? '',
@@ -195,6 +205,7 @@ describe('npm start (the dev stack)', () => {
       '3003': ports.OFFCHAIN_PORT,
       '3004': ports.RESOLVER_PORT,
       '8545': ports.ANVIL_PORT,
+      '8546': ports.L2_ANVIL_PORT,
     };
     const stackFile = path.join(dataDir, 'dev-stack.json');
     for (const file of readmes) {
@@ -241,8 +252,8 @@ describe('npm start (the dev stack)', () => {
       Object.fromEntries(records.filter((r) => r.value !== '').map((r) => [key(r), r.value]));
 
     beforeAll(() => {
-      viem = createPublicClient({ chain: sepolia, transport: http(stack.chain.rpcUrl) });
-      ethers = new JsonRpcProvider(stack.chain.rpcUrl);
+      viem = createPublicClient({ chain: sepolia, transport: http(stack.chains.sepolia.rpcUrl) });
+      ethers = new JsonRpcProvider(stack.chains.sepolia.rpcUrl);
     });
 
     afterAll(() => ethers?.destroy());
@@ -335,7 +346,7 @@ describe('npm start (the dev stack)', () => {
       expect(data?.owner).toBe(owner?.address);
       const tokenId = BigInt(namehash('wrapped.eth')).toString();
       const res = await fetch(
-        `${stack.services.metadata}/metadata/network/${stack.chain.chainId}/token/${tokenId}`,
+        `${stack.services.metadata}/metadata/network/${stack.chains.sepolia.chainId}/token/${tokenId}`,
       );
       expect(res.status).toBe(200);
       const metadata = (await res.json()) as { attributes: Array<{ trait_type: string; value: unknown }> };
@@ -348,7 +359,10 @@ describe('npm start (the dev stack)', () => {
     });
 
     function ensjs() {
-      return createEnsPublicClient({ chain: addEnsContracts(sepolia), transport: http(stack.chain.rpcUrl) });
+      return createEnsPublicClient({
+        chain: addEnsContracts(sepolia),
+        transport: http(stack.chains.sepolia.rpcUrl),
+      });
     }
   });
 

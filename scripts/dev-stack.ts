@@ -1,6 +1,8 @@
 /**
  * `npm start`: the whole platform on embedded defaults. anvil as Sepolia (chain id 11155111, ENS at Sepolia's
- * addresses, so clients configured for Sepolia work as they are) with demo names, then the four services in this process on PGlite and local blob storage under `.data/`.
+ * addresses, so clients configured for Sepolia work as they are) with demo names, a second anvil as Base Sepolia
+ * (84532, a block every 2 s as Base) with our L2Registry of `l2.eth`, then the four services in this process on
+ * PGlite and local blob storage under `.data/`.
  * The console (apps/console) is served on CONSOLE_PORT (3000). Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,7 +18,7 @@ import {
   type ServiceFactory,
   startService,
 } from '@nrp/server';
-import { DEFAULT_EVM_COIN_TYPE } from '@nrp/ens';
+import { DEFAULT_EVM_COIN_TYPE, L2_NETWORK_CHAIN_IDS } from '@nrp/ens';
 import {
   type AnvilNode,
   BASE_COIN_TYPE,
@@ -26,6 +28,8 @@ import {
   type DevStackHook,
   type EnsFixture,
   startAnvil,
+  DEV_L2_PARENT,
+  deployDevL2Parent,
 } from '@nrp/testkit';
 import * as metadata from '../apps/metadata-svc/dev/dev-stack';
 import * as metadataService from '../apps/metadata-svc/src/service';
@@ -136,6 +140,32 @@ async function seedDemoNames(ens: Awaited<ReturnType<typeof deployEns>>, owner: 
   await ens.setReverseName(owner, 'demo.eth', DEFAULT_EVM_COIN_TYPE);
 }
 
+/** The dev stack's two chains: L1 (Sepolia) and the L2 (Base Sepolia). */
+export interface DevChains {
+  l1: AnvilNode;
+  l2: AnvilNode;
+}
+
+/** Both anvils of the dev stack; the L2 mines a block every 2 s as Base does, so its state is never stale. */
+export async function startDevChains(ports: { l1?: number; l2?: number } = {}): Promise<DevChains> {
+  const l1 = await startAnvil({ port: ports.l1 });
+  try {
+    const l2 = await startAnvil({
+      port: ports.l2,
+      chainId: L2_NETWORK_CHAIN_IDS['base-sepolia'],
+      blockTime: 2,
+    });
+    return { l1, l2 };
+  } catch (err) {
+    await l1.stop();
+    throw err;
+  }
+}
+
+export async function stopDevChains(chains: DevChains): Promise<void> {
+  await Promise.all([chains.l1.stop(), chains.l2.stop()]);
+}
+
 export interface DevChain {
   ctx: DevStackContext;
   /** What each service's hook added, in `services` order. */
@@ -148,23 +178,26 @@ export interface DevChain {
  * test (`scripts/images-smoke.ts`), so all run the same chain.
  */
 export async function prepareDevChain(
-  anvil: AnvilNode,
+  chains: DevChains,
   urls: DevStackContext['services'],
   dataDir: string,
   host: string,
   seed?: (ens: EnsFixture, owner: string) => Promise<void>,
 ): Promise<DevChain> {
+  const { l1: anvil, l2 } = chains;
   const [owner] = anvil.accounts;
   if (!owner) throw new Error('anvil started without accounts');
   const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
   try {
     await seedDemoNames(ens, owner.address);
     await seed?.(ens, owner.address);
-    const contracts: Record<string, string> = { ...ens.addresses };
+    const l2Registry = await deployDevL2Parent(ens, l2, owner);
+    const contracts: Record<string, string> = { ...ens.addresses, l2Registry };
     const ctx: DevStackContext = {
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,
       network: 'sepolia',
+      l2: { rpcUrl: l2.rpcUrl, chainId: l2.chainId, network: 'base-sepolia' },
       contracts,
       accounts: anvil.accounts,
       services: urls,
@@ -178,6 +211,8 @@ export async function prepareDevChain(
         SEPOLIA_PUBLIC_RESOLVER: ens.addresses.publicResolver,
         SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
         SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
+        BASE_SEPOLIA_RPC_URL: l2.rpcUrl,
+        BASE_SEPOLIA_L2_REGISTRIES: l2Registry,
         // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
         CCIP_READ_ALLOWED_ORIGINS: new URL(urls.offchain).origin,
         // metadata-svc and mint-svc relay their webhook events to offchain-svc with this token (fresh per run).
@@ -200,7 +235,8 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
   const host = '127.0.0.1';
-  const anvil = await startAnvil({ port: port('ANVIL_PORT', 8545) });
+  const chains = await startDevChains({ l1: port('ANVIL_PORT', 8545), l2: port('L2_ANVIL_PORT', 8546) });
+  const { l1: anvil, l2 } = chains;
   const consolePort = port('CONSOLE_PORT', 3000);
   let consoleServer: Server | undefined;
   const running: RunningService[] = [];
@@ -212,7 +248,7 @@ async function main(): Promise<void> {
     await Promise.all(running.map((service) => service.shutdown('SIGINT')));
     consoleServer?.closeAllConnections();
     consoleServer?.close();
-    await anvil.stop();
+    await stopDevChains(chains);
     process.exit(code);
   };
   process.once('SIGINT', () => void stop(0));
@@ -222,7 +258,7 @@ async function main(): Promise<void> {
     const urls = Object.fromEntries(
       services.map((s) => [s.key, `http://${host}:${s.port}`]),
     ) as DevStackContext['services'];
-    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, host);
+    const { ctx, contributions } = await prepareDevChain(chains, urls, dataDir, host);
     // Every variable given to `npm start` (SIWE_DOMAINS, CORS_ORIGINS, …) wins over the stack's own defaults;
     // the listen address and ports are the stack's (METADATA_PORT, … set those).
     const { HOST: _host, PORT: _port, ...given } = process.env;
@@ -242,9 +278,16 @@ async function main(): Promise<void> {
     const stack = {
       services: ctx.services,
       console: `http://localhost:${consolePort}`,
-      chain: { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, network: 'sepolia' },
+      chains: {
+        sepolia: { network: 'sepolia', chainId: anvil.chainId, rpcUrl: anvil.rpcUrl },
+        'base-sepolia': { network: 'base-sepolia', chainId: l2.chainId, rpcUrl: l2.rpcUrl },
+      },
       contracts: ctx.contracts,
-      names: { onchain: 'demo.eth', ...Object.assign({}, ...all.map((c) => c.names)) },
+      names: {
+        onchain: 'demo.eth',
+        l2Parent: DEV_L2_PARENT,
+        ...Object.assign({}, ...all.map((c) => c.names)),
+      },
       offchainApiKey: all.find((c) => c.offchainApiKey)?.offchainApiKey ?? null,
       accounts: anvil.accounts,
     };
@@ -258,6 +301,7 @@ async function main(): Promise<void> {
           ([name, url]) => `  ${name.padEnd(9)} ${url}   docs: ${url}/docs`,
         ),
         `  chain     ${anvil.rpcUrl} (chain id ${anvil.chainId}: Sepolia, ENS at Sepolia's addresses)`,
+        `  L2        ${l2.rpcUrl} (chain id ${l2.chainId}: Base Sepolia, the registry of ${DEV_L2_PARENT})`,
         `  names     ${Object.values(stack.names).join(', ')}`,
         `  details   ${path.relative(process.cwd(), file)} (contracts, API key, demo accounts and keys)`,
       ].join('\n'),

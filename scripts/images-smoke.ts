@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { namehash } from '@nrp/ens';
-import { freePort, startAnvil, startS3Server } from '@nrp/testkit';
+import { freePort, startS3Server } from '@nrp/testkit';
 import { smokeConsoleImage } from './console-image-smoke';
 import { docker, dockerRun, removeContainer, startContainer } from './docker';
-import { prepareDevChain, services, type ServiceModule } from './dev-stack';
+import { prepareDevChain, services, startDevChains, stopDevChains, type ServiceModule } from './dev-stack';
 
 const tag = process.argv[2] ?? 'dev';
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -122,7 +122,8 @@ async function domainMetrics(url: string): Promise<string> {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'nrp-images-'));
-  const anvil = await startAnvil({});
+  const chains = await startDevChains();
+  const anvil = chains.l1;
   const s3 = await startS3Server({ bucket: 'name-records-images' });
   const admin = new Pool({ connectionString: adminUrl, max: 1 });
   const dropDatabase = () => admin.query(`DROP DATABASE IF EXISTS ${smokeDatabase} WITH (FORCE)`);
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
     const urls = Object.fromEntries(
       services.map((s) => [s.key, `http://${host}:${ports.get(s.key)}`]),
     ) as Record<Key, string>;
-    const { ctx, contributions } = await prepareDevChain(anvil, urls, dataDir, host);
+    const { ctx, contributions } = await prepareDevChain(chains, urls, dataDir, host);
     const baseSize = Number(await docker('image', 'inspect', '-f', '{{.Size}}', 'node:24-bookworm-slim'));
 
     for (const service of services) {
@@ -247,7 +248,7 @@ async function main(): Promise<void> {
     await dropDatabase().catch(() => undefined);
     await admin.end();
     await s3.stop();
-    await anvil.stop();
+    await stopDevChains(chains);
     rmSync(dataDir, { recursive: true, force: true });
   }
 

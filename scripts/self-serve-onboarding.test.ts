@@ -39,7 +39,7 @@ describe('a name owner onboards alone (npm start)', () => {
     account: PrivateKeyAccount,
     tx: { to: Address; data: Hex; value?: bigint },
   ): Promise<void> {
-    const wallet = createWalletClient({ account, chain, transport: http(stack.chain.rpcUrl) });
+    const wallet = createWalletClient({ account, chain, transport: http(stack.chains.sepolia.rpcUrl) });
     const hash = await wallet.sendTransaction(tx);
     const receipt = await viem.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     expect(receipt.status).toBe('success');
@@ -68,16 +68,16 @@ describe('a name owner onboards alone (npm start)', () => {
     devStack = await startDevStackProcess(() => ({ NAME_CONTROL_CACHE_MS: '500' }));
     stack = devStack.stack;
     chain = defineChain({
-      id: stack.chain.chainId,
+      id: stack.chains.sepolia.chainId,
       name: 'npm start',
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [stack.chain.rpcUrl] } },
+      rpcUrls: { default: { http: [stack.chains.sepolia.rpcUrl] } },
       contracts: {
         ensUniversalResolver: { address: stack.contracts.universalResolver as Address },
         multicall3: { address: stack.contracts.multicall3 as Address },
       },
     });
-    viem = createPublicClient({ chain, transport: http(stack.chain.rpcUrl) });
+    viem = createPublicClient({ chain, transport: http(stack.chains.sepolia.rpcUrl) });
     offchain = createOffchainClient({ baseUrl: stack.services.offchain });
   }, 180_000);
 

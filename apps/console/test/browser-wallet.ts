@@ -47,7 +47,7 @@ export interface TestWallet {
 export async function injectWallet(context: BrowserContext, stack: DevStackFile): Promise<TestWallet> {
   const accounts = stack.accounts.map((a) => privateKeyToAccount(a.privateKey));
   const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
-    const response = await fetch(stack.chain.rpcUrl, {
+    const response = await fetch(stack.chains.sepolia.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -90,7 +90,7 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
           return { result: `0x${wallet.chainId.toString(16)}` };
         case 'wallet_switchEthereumChain': {
           const [{ chainId }] = params as [{ chainId: Hex }];
-          if (Number(chainId) !== stack.chain.chainId) {
+          if (Number(chainId) !== stack.chains.sepolia.chainId) {
             return { error: { code: 4902, message: `Unrecognized chain ${chainId}` } };
           }
           wallet.chainId = Number(chainId);

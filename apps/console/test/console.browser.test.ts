@@ -85,7 +85,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     await shot('1-wrong-chain');
     await page.getByRole('button', { name: 'Switch to Sepolia' }).click();
     await expectText(status, `Connected as ${stack.accounts[0]?.address} on Sepolia.`);
-    expect(wallet.chainId).toBe(stack.chain.chainId);
+    expect(wallet.chainId).toBe(stack.chains.sepolia.chainId);
     expect(await page.locator('#names').isHidden()).toBe(true);
 
     wallet.rejectNext = 'personal_sign';

@@ -1,19 +1,55 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
-import { deployMintController } from '@nrp/contracts';
+import {
+  deployContract,
+  deployMintController,
+  l2MintControllerArtifact,
+  l2RegistryArtifact,
+} from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
-import type { DevStackHook } from '@nrp/testkit';
+import { DEV_L2_PARENT, type DevStackHook } from '@nrp/testkit';
 
 const ONE_YEAR = 365 * 24 * 3600;
 export const DEV_MINT_PARENT = 'mint.eth';
+
+/**
+ * The L2 controller of the stack's L2Registry (same signer and treasury as on L1), made a controller there by the
+ * registry's owner (anvil account 0); `deployedAt` is where the names index starts on the L2.
+ */
+async function deployL2MintController(
+  rpcUrl: string,
+  registry: string,
+  keys: { owner: string; treasury: string; signer: string },
+): Promise<{ controller: string; deployedAt: number }> {
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+  try {
+    const wallet = new NonceManager(new Wallet(keys.owner, provider));
+    const deployed = await deployContract(wallet, l2MintControllerArtifact, [
+      registry,
+      keys.treasury,
+      keys.signer,
+      await wallet.getAddress(),
+    ]);
+    const controller = await deployed.getAddress();
+    const deployedAt = await provider.getBlockNumber();
+    const tx = await new Contract(registry, l2RegistryArtifact.abi, wallet)
+      .getFunction('setController')
+      .send(controller, true);
+    await tx.wait();
+    return { controller, deployedAt };
+  } finally {
+    provider.destroy();
+  }
+}
 
 /**
  * What `npm start` adds for this service: a MintController (owner and payment receiver: anvil account 0,
  * signer: anvil account 8's key, treasury: anvil account 9), `mint.eth` registered to account 0 with the public
  * resolver and the controller approved in the registry, and an operator listing of `mint.eth` on sepolia for
  * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE. The names
- * index follows the dev chain from the controller's deployment block with no confirmations.
+ * index follows the dev chain from the controller's deployment block with no confirmations. On the L2 (Base
+ * Sepolia): an L2MintController of the stack's L2Registry of `l2.eth`, listed the same way on `base-sepolia`.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const [owner, , , , , , , , signer, treasury] = ctx.accounts;
@@ -54,21 +90,25 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     const deployedAt = await provider.getBlockNumber();
     await send(registry, 'setApprovalForAll', [controllerAddress, true]);
 
+    const l2 = await deployL2MintController(ctx.l2.rpcUrl, need('l2Registry'), {
+      owner: owner.privateKey,
+      treasury: treasury.address,
+      signer: new Wallet(signer.privateKey).address,
+    });
+
     const dir = path.join(ctx.dataDir, 'mint-svc');
     mkdirSync(dir, { recursive: true });
     const listingsFile = path.join(dir, 'listings.json');
+    const listing = {
+      basePriceWei: '1000000000000000',
+      lengthPrices: [1, 2, 3].map((length) => ({ length, priceWei: '10000000000000000' })),
+      fee: { type: 'standard' },
+      paymentReceiver: owner.address,
+      reservedLabels: ['admin', 'www'],
+    };
     const listings = [
-      {
-        network: ctx.network,
-        parentName: DEV_MINT_PARENT,
-        listing: {
-          basePriceWei: '1000000000000000',
-          lengthPrices: [1, 2, 3].map((length) => ({ length, priceWei: '10000000000000000' })),
-          fee: { type: 'standard' },
-          paymentReceiver: owner.address,
-          reservedLabels: ['admin', 'www'],
-        },
-      },
+      { network: ctx.network, parentName: DEV_MINT_PARENT, listing },
+      { network: ctx.l2.network, parentName: DEV_L2_PARENT, listing },
     ];
     writeFileSync(listingsFile, `${JSON.stringify(listings, null, 2)}\n`);
 
@@ -90,8 +130,10 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         INDEX_CONFIRMATIONS: '0',
         INDEX_INTERVAL_MS: '1000',
         SEPOLIA_INDEX_START_BLOCK: String(deployedAt),
+        BASE_SEPOLIA_L2_MINT_CONTROLLERS: l2.controller,
+        BASE_SEPOLIA_INDEX_START_BLOCK: String(l2.deployedAt),
       },
-      contracts: { mintController: controllerAddress },
+      contracts: { mintController: controllerAddress, l2MintController: l2.controller },
       names: { mintParent: DEV_MINT_PARENT },
     };
   } finally {

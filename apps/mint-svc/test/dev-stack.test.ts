@@ -6,21 +6,35 @@ import request from 'supertest';
 import { until } from '@nrp/testkit/src/until';
 import { mintControllerArtifact } from '@nrp/contracts';
 import { createLogger, loadConfig } from '@nrp/server';
-import { startEnsChain, type DevStackContext, type EnsChain } from '@nrp/testkit';
+import {
+  deployDevL2Parent,
+  startAnvil,
+  startEnsChain,
+  type AnvilNode,
+  type DevStackContext,
+  type EnsChain,
+} from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import { prepareDevStack } from '../dev/dev-stack';
 import { createService } from '../src/service';
 
 describe('mint-svc dev stack hook', () => {
   let chain: EnsChain;
+  let l2: AnvilNode;
+  let l2Registry: string;
   let dataDir: string;
 
   beforeAll(async () => {
     chain = await startEnsChain();
+    l2 = await startAnvil({ chainId: 84532 });
+    const [owner] = chain.accounts;
+    if (!owner) throw new Error('no anvil account 0');
+    l2Registry = await deployDevL2Parent(chain.ens, l2, owner);
     dataDir = mkdtempSync(path.join(tmpdir(), 'mint-dev-'));
   });
   afterAll(async () => {
     await chain?.stop();
+    await l2?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -30,7 +44,8 @@ describe('mint-svc dev stack hook', () => {
       rpcUrl: chain.anvil.rpcUrl,
       chainId: chain.anvil.chainId,
       network: 'sepolia',
-      contracts: { ...contracts },
+      l2: { rpcUrl: l2.rpcUrl, chainId: l2.chainId, network: 'base-sepolia' },
+      contracts: { l2Registry, ...contracts },
       accounts: chain.accounts,
       services: {
         metadata: 'http://127.0.0.1:3001',

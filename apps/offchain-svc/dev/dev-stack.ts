@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { generateApiKey, hashApiKey } from '@nrp/auth';
-import { deployContract, signedOffchainResolverArtifact } from '@nrp/contracts';
+import { deployContract, l2NameResolverArtifact, signedOffchainResolverArtifact } from '@nrp/contracts';
 import { createOffchainClient, type CreateSubnameInput } from '@nrp/client';
 import { labelhash, namehash } from '@nrp/ens';
-import { ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
+import { DEV_L2_PARENT, ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
 import { API_KEY_PREFIX } from '../src/api-keys';
 
 /** Where a local webhook receiver listens in development (`npm start`), unless WEBHOOK_ALLOWED_ORIGINS says otherwise. */
@@ -59,6 +59,7 @@ async function send(
  * gateway; ENSIP-22, so a profile is one gateway request) as the resolver of offchain.eth (registered to anvil account 0), an API key valid for offchain.eth and
  * demo.eth (installed through BOOTSTRAP_API_KEY_HASH), and demo subnames created through the API. Name owners sign in
  * with messages for this service's host or the console's (`localhost:3000`), and their setup points at this resolver.
+ * l2.eth gets an L2NameResolver (same signer) whose URL is this service's L2 gateway for the stack's L2Registry.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const dir = path.join(ctx.dataDir, 'offchain-svc');
@@ -74,6 +75,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
 
   const provider = new JsonRpcProvider(ctx.rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
   let offchainResolver: string;
+  let l2Resolver: string;
   try {
     const deployer = new NonceManager(new Wallet(owner.privateKey, provider));
     const gatewayUrl = `${ctx.services.offchain}/api/v1/gateway/{sender}/{data}.json`;
@@ -90,6 +92,19 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     }
     const ens = new Contract(registry, ensNpmArtifacts.ensRegistry.abi, deployer);
     await send(provider, ens, 'setResolver', [namehash(DEV_PARENT), offchainResolver]);
+
+    // l2.eth resolves on L1 through an L2NameResolver whose URL names the L2 and the registry this gateway reads.
+    const l2Registry = ctx.contracts.l2Registry;
+    if (!l2Registry) throw new Error('dev stack: the L2 registry address is missing');
+    const l2GatewayUrl = `${ctx.services.offchain}/api/v1/gateway/l2/${ctx.l2.network}/${l2Registry}/{sender}/{data}.json`;
+    const l2Deployed = await deployContract(deployer, l2NameResolverArtifact, [
+      l2GatewayUrl,
+      [signer.address],
+      ctx.l2.chainId,
+      l2Registry,
+    ]);
+    l2Resolver = await l2Deployed.getAddress();
+    await send(provider, ens, 'setResolver', [namehash(DEV_L2_PARENT), l2Resolver]);
   } finally {
     provider.destroy();
   }
@@ -114,7 +129,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         ]),
       ].join(','),
     },
-    contracts: { offchainResolver },
+    contracts: { offchainResolver, l2Resolver },
     names: { offchainParent: DEV_PARENT },
     offchainApiKey: secrets.apiKey,
     afterStart: async () => {

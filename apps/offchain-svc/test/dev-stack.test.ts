@@ -3,16 +3,27 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EnsPlugin, JsonRpcProvider, Network } from 'ethers';
+import { Contract, EnsPlugin, JsonRpcProvider, Network } from 'ethers';
+import { l2NameResolverArtifact } from '@nrp/contracts';
 import request from 'supertest';
 import { createLogger, loadConfig, type ServiceInstance } from '@nrp/server';
-import { startEnsChain, type DevStackContext, type DevStackContribution, type EnsChain } from '@nrp/testkit';
+import {
+  deployDevL2Parent,
+  startAnvil,
+  startEnsChain,
+  type AnvilNode,
+  type DevStackContext,
+  type DevStackContribution,
+  type EnsChain,
+} from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import { prepareDevStack } from '../dev/dev-stack';
 import { createService } from '../src/service';
 
 describe('dev stack hook', () => {
   let chain: EnsChain;
+  let l2: AnvilNode;
+  let l2Registry: string;
   let server: Server;
   let dataDir: string;
   let ctx: DevStackContext;
@@ -22,6 +33,10 @@ describe('dev stack hook', () => {
 
   beforeAll(async () => {
     chain = await startEnsChain();
+    l2 = await startAnvil({ chainId: 84532 });
+    const [owner] = chain.accounts;
+    if (!owner) throw new Error('no anvil account 0');
+    l2Registry = await deployDevL2Parent(chain.ens, l2, owner);
     dataDir = await mkdtemp(path.join(tmpdir(), 'offchain-dev-'));
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -30,7 +45,8 @@ describe('dev stack hook', () => {
       rpcUrl: chain.anvil.rpcUrl,
       chainId: chain.anvil.chainId,
       network: 'sepolia',
-      contracts: { ...chain.contracts },
+      l2: { rpcUrl: l2.rpcUrl, chainId: l2.chainId, network: 'base-sepolia' },
+      contracts: { l2Registry, ...chain.contracts },
       accounts: chain.accounts,
       services: {
         offchain: base,
@@ -56,6 +72,7 @@ describe('dev stack hook', () => {
     await new Promise((resolve) => server?.close(resolve));
     for (const step of instance?.onShutdown ?? []) await step();
     await chain?.stop();
+    await l2?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -75,6 +92,17 @@ describe('dev stack hook', () => {
     expect(await resolver?.getText('name')).toBe('Alice (offchain)');
     expect(await provider.resolveName('alice.offchain.eth')).toBe(alice?.address);
     expect(await provider.resolveName('team.offchain.eth')).toBe(owner?.address);
+  });
+
+  it('l2.eth gets an L2NameResolver that sends lookups to this service’s L2 gateway for the stack’s registry', async () => {
+    const l2Resolver = contribution.contracts?.l2Resolver ?? '';
+    expect(await chain.ens.resolverOf('l2.eth')).toBe(l2Resolver);
+    const resolver = new Contract(l2Resolver, l2NameResolverArtifact.abi, provider);
+    expect(await resolver.getFunction('url')()).toBe(
+      `${ctx.services.offchain}/api/v1/gateway/l2/base-sepolia/${l2Registry}/{sender}/{data}.json`,
+    );
+    expect(await resolver.getFunction('l2ChainId')()).toBe(84532n);
+    expect(await resolver.getFunction('l2Registry')()).toBe(l2Registry);
   });
 
   it('the API key is valid for offchain.eth and demo.eth, not for others', async () => {

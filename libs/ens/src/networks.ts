@@ -12,7 +12,10 @@ export const NETWORK_CHAIN_IDS: Readonly<Record<NetworkName, number>> = { mainne
 export const L2_NETWORK_NAMES = ['base', 'base-sepolia'] as const;
 export type L2NetworkName = (typeof L2_NETWORK_NAMES)[number];
 
-export const L2_NETWORK_CHAIN_IDS: Readonly<Record<L2NetworkName, number>> = { base: 8453, 'base-sepolia': 84532 };
+export const L2_NETWORK_CHAIN_IDS: Readonly<Record<L2NetworkName, number>> = {
+  base: 8453,
+  'base-sepolia': 84532,
+};
 
 /** The L1 each L2 settles on: where the parent's resolver, and so its subnames' resolution, lives. */
 export const L2_SETTLEMENT_NETWORK: Readonly<Record<L2NetworkName, NetworkName>> = {

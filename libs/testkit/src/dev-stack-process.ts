@@ -15,6 +15,7 @@ export const DEV_STACK_PORTS = [
   'OFFCHAIN_PORT',
   'RESOLVER_PORT',
   'ANVIL_PORT',
+  'L2_ANVIL_PORT',
   'CONSOLE_PORT',
 ] as const;
 export type DevStackPorts = Record<(typeof DEV_STACK_PORTS)[number], number>;
@@ -23,7 +24,8 @@ export type DevStackPorts = Record<(typeof DEV_STACK_PORTS)[number], number>;
 export interface DevStackFile {
   services: Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
   console: string;
-  chain: { rpcUrl: string; chainId: number; network: string };
+  /** The L1 (Sepolia) and the L2 (Base Sepolia). */
+  chains: Record<'sepolia' | 'base-sepolia', { network: string; chainId: number; rpcUrl: string }>;
   contracts: Record<string, string>;
   names: Record<string, string>;
   offchainApiKey: string;

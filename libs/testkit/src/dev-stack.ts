@@ -1,9 +1,12 @@
 /**
  * The contract between `scripts/dev-stack.ts` (`npm start`) and each service's `dev/dev-stack.ts` hook.
- * The script starts anvil with ENS and the demo names, asks every service's hook what it adds (contracts it
+ * The script starts anvil with ENS and the demo names (and a second anvil as the L2 with our registry of `l2.eth`), asks every service's hook what it adds (contracts it
  * deploys, names it creates, environment it needs), starts the four services in this one process, runs the
  * hooks' `afterStart` steps, and writes `.data/dev-stack.json`.
  */
+/** The dev stack's L2 parent: its subnames are ERC-721 tokens on the L2, resolved from L1 through CCIP-Read. */
+export const DEV_L2_PARENT = 'l2.eth';
+
 export interface DevAccount {
   address: string;
   privateKey: string;
@@ -13,6 +16,8 @@ export interface DevStackContext {
   rpcUrl: string;
   chainId: number;
   network: 'sepolia';
+  /** The L2 beside it: anvil as Base Sepolia, carrying our L2Registry of `l2.eth` (`contracts.l2Registry`). */
+  l2: { rpcUrl: string; chainId: number; network: 'base-sepolia' };
   /** ENS contracts deployed by the test kit (ensRegistry, publicResolver, reverseRegistrar, …). */
   contracts: Record<string, string>;
   /** anvil's well-known accounts; the first owns demo.eth, the last has no reverse record. */
@@ -21,7 +26,7 @@ export interface DevStackContext {
   services: { metadata: string; mint: string; offchain: string; resolver: string };
   /** Root of the embedded data (`.data/`): each service keeps its PGlite and blobs below it. */
   dataDir: string;
-  /** Environment every service gets (RPC URL and ENS addresses for `sepolia`). */
+  /** Environment every service gets (RPC URL and ENS addresses for `sepolia`, RPC URL and registry of the L2). */
   env: Record<string, string>;
 }
 

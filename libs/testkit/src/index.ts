@@ -24,3 +24,4 @@ export * from './chain-env';
 export * from './sign-in';
 export * from './rpc-proxy';
 export * from './problems';
+export * from './dev-l2';
