@@ -4,7 +4,7 @@ export const mintProblems = defineProblems({
   LISTING_NOT_FOUND: {
     status: 404,
     title: 'No listing for this parent name',
-    hint: 'The parent name is not listed for minting on this network; check the name and `isTestnet`.',
+    hint: 'The parent name is not listed for minting on this network; check the name and `network` (or `isTestnet`).',
   },
   MINT_NOT_ALLOWED: {
     status: 400,
@@ -25,6 +25,11 @@ export const mintProblems = defineProblems({
     status: 409,
     title: 'Parent has not approved the mint controller',
     hint: "The parent's owner must call setApprovalForAll(mintController, true) on the ENS registry (or on the NameWrapper for a wrapped parent) before subnames can be minted.",
+  },
+  L2_PARENT_NOT_SERVED: {
+    status: 404,
+    title: 'No L2 mint controller for this parent',
+    hint: 'On an L2 a parent is listed only when one of the configured L2MintControllers (`BASE_L2_MINT_CONTROLLERS`, `BASE_SEPOLIA_L2_MINT_CONTROLLERS`) mints under it: its L2Registry must have this parent name.',
   },
   MINT_CONTROLLER_NOT_CONFIGURED: {
     status: 503,
