@@ -73,6 +73,9 @@ export const configSchema = baseConfigSchema(3002)
     /** First block indexed (backfill start): the block the mint controller was deployed in. */
     MAINNET_INDEX_START_BLOCK: nonNegativeInt.default(0),
     SEPOLIA_INDEX_START_BLOCK: nonNegativeInt.default(0),
+    /** The same for an L2: the block its first L2MintController was deployed in. */
+    BASE_INDEX_START_BLOCK: nonNegativeInt.default(0),
+    BASE_SEPOLIA_INDEX_START_BLOCK: nonNegativeInt.default(0),
     /** Offchain subname service base URL: \`mint.signed\` events are relayed to it (with EVENTS_INGEST_TOKEN). */
     OFFCHAIN_URL: z.url().optional(),
   })

@@ -1,4 +1,4 @@
-import { Interface, getAddress, type Provider } from 'ethers';
+import { Interface, getAddress, type JsonRpcApiProvider } from 'ethers';
 import { L2_MINT_CONTROLLER_ABI, L2_REGISTRY_ABI, readView } from '@nrp/chain';
 import { dnsDecode, namehash, type L2NetworkName } from '@nrp/ens';
 
@@ -30,7 +30,7 @@ export class L2ParentDirectory {
 
   constructor(
     readonly network: L2NetworkName,
-    readonly provider: Provider,
+    readonly provider: JsonRpcApiProvider,
     readonly controllers: readonly string[],
   ) {}
 
@@ -62,6 +62,12 @@ export class L2ParentDirectory {
       context: `controller approval on the L2 registry of ${parent.parentName}`,
     });
     return enabled;
+  }
+
+  /** Every parent the controllers mint under. */
+  async all(): Promise<L2Parent[]> {
+    if (this.controllers.length === 0) return [];
+    return [...(await this.load()).values()];
   }
 
   private load(): Promise<Map<string, L2Parent>> {

@@ -129,6 +129,9 @@ function l2MintControllers(config: Config, network: L2NetworkName): string[] {
   return config[`${l2EnvPrefix(network) as 'BASE' | 'BASE_SEPOLIA'}_L2_MINT_CONTROLLERS`];
 }
 
+/** The env prefix of a network's names index settings. */
+type IndexPrefix = 'MAINNET' | 'SEPOLIA' | 'BASE' | 'BASE_SEPOLIA';
+
 /** What tests hand in instead of the database and clock the config describes; never closed here. */
 export type MintOverrides = Pick<ServiceOverrides<MintDatabase>, 'database' | 'now'>;
 
@@ -192,7 +195,7 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   const indexers = startNameIndexers(
     ctx,
     (name) => ({
-      startBlock: config[`${name.toUpperCase() as Uppercase<NetworkName>}_INDEX_START_BLOCK`],
+      startBlock: config[`${name.toUpperCase().replace('-', '_') as IndexPrefix}_INDEX_START_BLOCK`],
       confirmations: config.INDEX_CONFIRMATIONS,
       batchBlocks: config.INDEX_BATCH_BLOCKS,
       leaseMs: config.INDEX_LEASE_MS,

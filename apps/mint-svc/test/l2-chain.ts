@@ -39,7 +39,16 @@ export interface L2Chain {
   account(index: number): PrivateKeyAccount;
   /** Deploys the registry of `parentName` and its controller; `enable` lets the controller register. */
   deployParent(parentName: string, treasury: string, enable?: boolean): Promise<L2ParentContracts>;
-  /** Sends mint(...) from `account` with `value` (simulated first: a revert throws its ContractFunctionRevertedError). */
+  /** Sends `functionName(args)` from `account` (simulated first: a revert throws its ContractFunctionRevertedError). */
+  send(
+    account: PrivateKeyAccount,
+    address: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+    value?: bigint,
+  ): Promise<void>;
+  /** Sends mint(...) from `account` with `value`, like `send`. */
   mint(account: PrivateKeyAccount, controller: Address, args: MintArgs, value: bigint): Promise<void>;
   /** The custom error a mint would revert with now; undefined when it would succeed. */
   mintRevert(
@@ -122,6 +131,7 @@ export async function startL2Chain(): Promise<L2Chain> {
       if (enable) await send(deployer, registry, registryAbi, 'setController', [controller, true]);
       return { registry, controller };
     },
+    send,
     mint,
     async mintRevert(from, controller, args, value) {
       try {

@@ -329,7 +329,7 @@ export const NAMES_PAGE_MAX = 100;
 export const namesCursorSchema = z.strictObject({ name: z.string().min(1).max(1024) });
 
 export const namesQuerySchema = z.strictObject({
-  network: l1NetworkSchema,
+  network: mintNetworkSchema,
   owner: ethAddress.optional().meta({ description: 'Only the names this address holds now.' }),
   parentName: ensName({ min: 1, max: 255 })
     .optional()
@@ -359,12 +359,16 @@ export const mintedNameSchema = z
     owner: z
       .string()
       .meta({ description: 'Checksummed address of the holder now (NameWrapper holder when wrapped).' }),
-    wrapped: z.boolean(),
+    wrapped: z.boolean().meta({ description: 'Held in the NameWrapper (L1); always false on an L2.' }),
     expiry: z
       .number()
       .int()
       .nullable()
-      .meta({ description: 'NameWrapper expiry (Unix seconds) of a wrapped name; null when unwrapped.' }),
+      .meta({
+        description:
+          'Unix seconds: the NameWrapper expiry of a wrapped name (null when unwrapped); on an L2 the L2Registry ' +
+          'expiry (null: never).',
+      }),
     mintedAt: z.string().meta({ description: 'ISO time of the block of the mint.' }),
     txHash: z.string().meta({ description: 'The mint transaction.' }),
   })
