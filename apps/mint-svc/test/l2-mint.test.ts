@@ -2,6 +2,9 @@
  * Estimates, mints and listings of parents whose subnames live on an L2 (base-sepolia): the service signs for the
  * parent's L2MintController on a real 84532 anvil, and the signed answer is minted there with viem.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
@@ -30,6 +33,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
   let disabled: L2ParentContracts; // off.eth: the registry has not enabled its controller
   let parentOwner: string; // account 1 on L1: owns l2.eth and off.eth
   let minter: string; // account 5
+  const listingsFile = path.join(mkdtempSync(path.join(tmpdir(), 'l2-listings-')), 'listings.json');
 
   const estimate = (query: Record<string, string | number | boolean>) =>
     request(env.app).get('/api/v1/mint/estimate').query(query);
@@ -44,9 +48,18 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
         const treasury = accountAt(chain, 9).address;
         served = await l2.deployParent(PARENT, treasury);
         disabled = await l2.deployParent('off.eth', treasury, false);
+        // The operator's listings file lists the L2 parents (the served ones and one no controller serves).
+        const listing = { basePriceWei: String(MILLI), paymentReceiver: accountAt(chain, 1).address };
+        const entries = [PARENT, 'off.eth', 'unserved.eth'].map((parentName) => ({
+          network: 'base-sepolia',
+          parentName,
+          listing,
+        }));
+        writeFileSync(listingsFile, JSON.stringify(entries));
         return {
           BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
           BASE_SEPOLIA_L2_MINT_CONTROLLERS: `${served.controller}, ${disabled.controller}`,
+          LISTINGS_FILE: listingsFile,
         };
       });
     } catch (err) {
@@ -56,14 +69,11 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     parentOwner = accountAt(env.chain, 1).address;
     minter = accountAt(env.chain, 5).address;
     for (const label of ['l2', 'off', 'unserved']) await env.chain.ens.registerEthName(label, parentOwner);
-    const settings = { basePriceWei: String(MILLI), paymentReceiver: parentOwner };
-    await listDirect(env, PARENT, settings, null, 'base-sepolia');
-    await listDirect(env, 'off.eth', settings, null, 'base-sepolia');
-    await listDirect(env, 'unserved.eth', settings, null, 'base-sepolia');
   });
   afterAll(async () => {
     await env?.stop();
     await l2?.stop();
+    rmSync(path.dirname(listingsFile), { recursive: true, force: true });
   });
 
   it('estimates an L2 parent by `network`, and by `isTestnet` alone (sepolia first, then base-sepolia)', async () => {
@@ -184,10 +194,11 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
   describe('listings', () => {
     const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 
-    it('GET answers type L2 with l2Metadata; an L1 listing type L1 with null', async () => {
+    it('GET answers type L2 with l2Metadata (here a LISTINGS_FILE entry); an L1 listing type L1 with null', async () => {
       const res = await request(env.app).get(listingPath('base-sepolia', PARENT)).expect(200);
       expect(res.body).toMatchObject({
         network: 'base-sepolia',
+        source: 'file',
         type: 'L2',
         l2Metadata: {
           registryNetwork: 'base-sepolia',
