@@ -34,6 +34,6 @@ export const mintProblems = defineProblems({
   MINT_CONTROLLER_NOT_CONFIGURED: {
     status: 503,
     title: 'No mint controller on this network',
-    hint: 'The operator has not configured a mint controller for this network (`<NETWORK>_MINT_CONTROLLER`).',
+    hint: 'The operator has not configured a mint controller for this network (`<NETWORK>_MINT_CONTROLLER`, or `<L2>_L2_MINT_CONTROLLERS` for base and base-sepolia).',
   },
 });

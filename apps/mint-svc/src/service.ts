@@ -77,7 +77,8 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
   and relayed at least once to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which
   delivers it to the webhooks of the parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
 - **Names index**: each network with a mint controller is indexed from its \`*_INDEX_START_BLOCK\` (the controller's
-  \`SubnameMinted\`, then each name's holder and NameWrapper expiry), INDEX_CONFIRMATIONS blocks under the head, one
+  \`SubnameMinted\`, then each name's holder and NameWrapper expiry; on an L2 the L2MintControllers' mints and their
+  registries' \`Transfer\` and \`NameRegistered\`), INDEX_CONFIRMATIONS blocks under the head, one
   replica per network at a time (a lease in the database), each batch of blocks written whole with its cursor. A
   reorganisation of indexed blocks is undone (names minted there go, holders return to their state before). Every
   mint emits \`name.minted\` and every change of holder \`name.transferred\` (data: network, chainId, name,

@@ -3,6 +3,7 @@
  * GET /api/v1/names?network=base-sepolia and the name.minted / name.transferred events.
  */
 import request from 'supertest';
+import { ZeroAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
 import { until } from '@nrp/testkit/src/until';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
@@ -113,6 +114,19 @@ describe('the names index of an L2 (base-sepolia)', () => {
     expect(transferred).toEqual([
       expect.objectContaining({ network: 'base-sepolia', chainId: L2_CHAIN_ID, from: minter, to: other }),
     ]);
+  });
+
+  it("the parent's revoke on the L2 leaves the name to the zero address", async () => {
+    const res = await request(env.app)
+      .post('/api/v1/mint')
+      .send({ parentName: PARENT, label: 'gone', minterAddress: minter, network: 'base-sepolia' })
+      .expect(200);
+    const value = BigInt(res.body.content.price) + BigInt(res.body.content.fee);
+    await l2.mint(l2.account(5), parent.controller, mintArgs(res.body), value);
+    await untilOwned(minter, ['gone.l2idx.eth'], 'the second mint is indexed');
+    await l2.send(l2.account(0), parent.registry, registryAbi, 'revoke', [namehash('gone.l2idx.eth')]);
+    await untilOwned(ZeroAddress, ['gone.l2idx.eth'], 'the revoke is followed');
+    expect((await names({ owner: minter }).expect(200)).body.items).toEqual([]);
   });
 
   it('/ready reports the L2 index and the L2 controller', async () => {
