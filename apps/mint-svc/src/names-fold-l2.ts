@@ -1,7 +1,7 @@
 import { getAddress, toBeHex } from 'ethers';
 import type { DecodedLog } from '@nrp/chain';
 import type { L2Parent } from './l2-parents';
-import { BatchFolder, isFrom, type BatchFacts, type FoldedBatch } from './names-fold';
+import { BatchFolder, isFrom, type BatchFacts, type FoldedBatch, type FoldState } from './names-fold';
 
 /** L2Registry's "never expires" (an L2MintController mint with `expiry` 0). */
 const NEVER = 2n ** 64n - 1n;
@@ -37,7 +37,8 @@ export function l2TouchedNodes(logs: DecodedLog[], parents: readonly L2Parent[])
  */
 export function foldL2Logs(logs: DecodedLog[], parents: readonly L2Parent[], facts: BatchFacts): FoldedBatch {
   const folder = new BatchFolder(facts);
-  const keep = (current: { expiry: number | null }) => current.expiry;
+  // A transfer keeps the registry expiry.
+  const keep = (current: FoldState) => current.expiry;
   for (const log of logs) {
     const args = log.event.args;
     const parent = parents.find((p) => isFrom(log, p.mintController));

@@ -46,10 +46,6 @@ export class BatchFolder {
     this.state = new Map(facts.known);
   }
 
-  current(node: string): FoldState | undefined {
-    return this.state.get(node);
-  }
-
   /** A mint by our controller (SubnameMinted): a new name, or a known one registered again. */
   mint(log: DecodedLog, node: string, label: string, next: FoldState): void {
     const mintedAt = new Date((this.facts.timestamps.get(log.blockNumber) ?? 0) * 1000);

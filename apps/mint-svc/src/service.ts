@@ -1,4 +1,4 @@
-import { Wallet } from 'ethers';
+import { Wallet, type Provider } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import {
   createL2Providers,
@@ -13,7 +13,6 @@ import {
   type NetworkProviders,
 } from '@nrp/chain';
 import { perL2Network, type L2NetworkName } from '@nrp/ens';
-import type { Provider } from 'ethers';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
