@@ -60,15 +60,16 @@ async function gateBalance(
 
 /**
  * Everything an estimate needs from the chain, as independent eth_calls issued together, so that ethers'
- * JsonRpcProvider sends them as ONE JSON-RPC batch (one round trip).
+ * JsonRpcProvider sends them as ONE JSON-RPC batch (one round trip). `label` null: the subname lives on an L2, its
+ * availability is read there (`subnameTaken` false here).
  */
 export async function readMintChainFacts(
   provider: Provider,
   contracts: ChainContracts,
-  args: { parentName: string; label: string; minter: string; tokenGate: ListingSettings['tokenGate'] },
+  args: { parentName: string; label: string | null; minter: string; tokenGate: ListingSettings['tokenGate'] },
 ): Promise<MintChainFacts> {
   const parentNode = namehash(args.parentName);
-  const node = namehash(`${args.label}.${args.parentName}`);
+  const node = args.label === null ? null : namehash(`${args.label}.${args.parentName}`);
   const secondLevel = ethSecondLevelLabel(args.parentName);
   const [[parentOwnerRaw], [ownerRaw], [wrappedOwner], parentData, registrarExpiry, balance] =
     await Promise.all([
@@ -79,20 +80,24 @@ export async function readMintChainFacts(
         args: [parentNode],
         context: 'parent owner',
       }),
-      readView<[string]>(provider, {
-        to: contracts.ensRegistry,
-        abi: ensRegistryInterface,
-        fn: 'owner',
-        args: [node],
-        context: 'subname owner',
-      }),
-      readView<[string]>(provider, {
-        to: contracts.nameWrapper,
-        abi: nameWrapperInterface,
-        fn: 'ownerOf',
-        args: [BigInt(node)],
-        context: 'wrapped subname owner',
-      }),
+      node === null
+        ? Promise.resolve<[string]>([ZERO])
+        : readView<[string]>(provider, {
+            to: contracts.ensRegistry,
+            abi: ensRegistryInterface,
+            fn: 'owner',
+            args: [node],
+            context: 'subname owner',
+          }),
+      node === null
+        ? Promise.resolve<[string]>([ZERO])
+        : readView<[string]>(provider, {
+            to: contracts.nameWrapper,
+            abi: nameWrapperInterface,
+            fn: 'ownerOf',
+            args: [BigInt(node)],
+            context: 'wrapped subname owner',
+          }),
       readView<[string, bigint, bigint]>(provider, {
         to: contracts.nameWrapper,
         abi: nameWrapperInterface,

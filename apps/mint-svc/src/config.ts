@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { networksEnvSchema } from '@nrp/chain';
+import { addressListEnv, l2NetworksEnvSchema, networksEnvSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { eventRelayEnvSchema } from '@nrp/outbox';
 import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
@@ -14,6 +14,7 @@ export const DEFAULT_BASE_REGISTRAR = '0x57f1887a8BF19b14fC0dF6Fd9B2acc9Af147eA8
 
 export const configSchema = baseConfigSchema(3002)
   .extend(networksEnvSchema.shape)
+  .extend(l2NetworksEnvSchema.shape)
   .extend(eventRelayEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
@@ -29,6 +30,12 @@ export const configSchema = baseConfigSchema(3002)
     /** Mint controller per network; POST /api/v1/mint answers 503 for a network without one. */
     MAINNET_MINT_CONTROLLER: optionalAddress,
     SEPOLIA_MINT_CONTROLLER: optionalAddress,
+    /**
+     * L2MintController addresses per L2 (comma-separated); each mints the subnames of one parent, read from chain
+     * (its `registry()`, then the registry's `parentName()`). An L2 parent without one is not listed.
+     */
+    BASE_L2_MINT_CONTROLLERS: addressListEnv.default([]),
+    BASE_SEPOLIA_L2_MINT_CONTROLLERS: addressListEnv.default([]),
     MAINNET_BASE_REGISTRAR: optionalAddress,
     SEPOLIA_BASE_REGISTRAR: optionalAddress,
     /** The fixed fee (wei) of listings with the standard fee. */
@@ -66,6 +73,9 @@ export const configSchema = baseConfigSchema(3002)
     /** First block indexed (backfill start): the block the mint controller was deployed in. */
     MAINNET_INDEX_START_BLOCK: nonNegativeInt.default(0),
     SEPOLIA_INDEX_START_BLOCK: nonNegativeInt.default(0),
+    /** The same for an L2: the block its first L2MintController was deployed in. */
+    BASE_INDEX_START_BLOCK: nonNegativeInt.default(0),
+    BASE_SEPOLIA_INDEX_START_BLOCK: nonNegativeInt.default(0),
     /** Offchain subname service base URL: \`mint.signed\` events are relayed to it (with EVENTS_INGEST_TOKEN). */
     OFFCHAIN_URL: z.url().optional(),
   })

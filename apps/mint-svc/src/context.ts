@@ -1,6 +1,6 @@
 import type { Wallet } from 'ethers';
 import type { ChainProvider, NetworkConfig } from '@nrp/chain';
-import type { MintNetwork } from '@nrp/api';
+import type { L2NetworkName, NetworkName } from '@nrp/ens';
 import type { NonceStore } from '@nrp/auth';
 import type { Kysely } from 'kysely';
 import type { ServiceContext } from '@nrp/server';
@@ -8,6 +8,7 @@ import type { EventOutbox } from '@nrp/outbox';
 import type { MintDatabase } from './data/schema';
 import type { ChainContracts } from './chain-facts';
 import type { Config } from './config';
+import type { L2ParentDirectory } from './l2-parents';
 
 /** One network as the mint service sees it. */
 export interface MintNetworkContext {
@@ -20,7 +21,10 @@ export interface MintNetworkContext {
 
 /** What the routes need; built once in createService. */
 export interface MintServiceContext extends ServiceContext<Config> {
-  networks: Record<MintNetwork, MintNetworkContext>;
+  /** The L1s: ENS, parents' owners, sign-ins and the L1 mint controllers. */
+  networks: Record<NetworkName, MintNetworkContext>;
+  /** The L2s: the parents their configured L2MintControllers mint under. */
+  l2: Record<L2NetworkName, L2ParentDirectory>;
   nonces: NonceStore;
   /** Never logged; only used to sign. */
   signer: Wallet;

@@ -1,5 +1,11 @@
 import { getOwner } from '@nrp/chain';
-import type { DeleteListingResponse, Listing, ListingSettings, MintNetwork } from '@nrp/api';
+import {
+  settlementNetworkOf,
+  type DeleteListingResponse,
+  type Listing,
+  type ListingSettings,
+  type MintNetwork,
+} from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MintServiceContext } from './context';
@@ -10,11 +16,13 @@ import {
   upsertListing,
   type StoredListing,
 } from './data/listings';
+import type { L2Parent } from './l2-parents';
+import { l2ParentOf } from './mint-target';
 import { mintProblems } from './problems';
 import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
 
 /** What changing a listing reads and writes. */
-type ListingContext = SignInContext & Pick<MintServiceContext, 'db'>;
+type ListingContext = SignInContext & Pick<MintServiceContext, 'db' | 'l2'>;
 
 /** A listing's parent: the network and the (normalised) parent name. */
 export interface ListingTarget {
@@ -26,7 +34,28 @@ function notListed({ network, parentName }: ListingTarget): ProblemError {
   return new ProblemError(mintProblems.LISTING_NOT_FOUND, `${parentName} is not listed on ${network}.`);
 }
 
-/** Sign-in (scope `listing`), then the signer must be the parent's on-chain owner. Returns the signer. */
+/**
+ * The L2MintController serving the parent on an L2 (L2_PARENT_NOT_SERVED without one), null on an L1: an L2
+ * listing needs one to be minted, and its answer names it.
+ */
+async function servingL2Parent(
+  ctx: Pick<MintServiceContext, 'l2'>,
+  { network, parentName }: ListingTarget,
+): Promise<L2Parent | null> {
+  const parent = await l2ParentOf(ctx, network, parentName);
+  if (parent === undefined) {
+    throw new ProblemError(
+      mintProblems.L2_PARENT_NOT_SERVED,
+      `No L2 mint controller configured for ${network} mints under ${parentName}.`,
+    );
+  }
+  return parent;
+}
+
+/**
+ * Sign-in (scope `listing`), then the signer must be the parent's on-chain owner (on the L1 an L2 settles on).
+ * Returns the signer.
+ */
 async function authoriseOwner(
   ctx: SignInContext,
   { network, parentName }: ListingTarget,
@@ -34,7 +63,7 @@ async function authoriseOwner(
   fields: SignedFields,
 ): Promise<string> {
   const signIn = await verifySignedRequest(ctx, network, { scope: 'listing', operation, parentName }, fields);
-  const net = ctx.networks[network];
+  const net = ctx.networks[settlementNetworkOf(network)];
   const owner = await getOwner(net.provider, net.config.ens, parentName);
   if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
     throw new ProblemError(
@@ -61,16 +90,17 @@ export function assertListingCurrent(listing: StoredListing, owner: string | nul
 
 /** The listing of a parent as minters see it; LISTING_NOT_FOUND when it has none or it lapsed. */
 export async function getListing(
-  ctx: Pick<MintServiceContext, 'db' | 'networks'>,
+  ctx: Pick<MintServiceContext, 'db' | 'networks' | 'l2'>,
   target: ListingTarget,
 ): Promise<Listing> {
+  const l2 = await servingL2Parent(ctx, target);
   const listing = await findListing(ctx.db, target.network, target.parentName);
   if (!listing) throw notListed(target);
   if (listing.listedBy !== null) {
-    const net = ctx.networks[target.network];
+    const net = ctx.networks[settlementNetworkOf(target.network)];
     assertListingCurrent(listing, await getOwner(net.provider, net.config.ens, target.parentName));
   }
-  return toListingResponse(listing);
+  return toListingResponse(listing, l2);
 }
 
 /**
@@ -83,6 +113,7 @@ export async function putListing(
   settings: ListingSettings,
   fields: SignedFields,
 ): Promise<{ listing: Listing; created: boolean }> {
+  const l2 = await servingL2Parent(ctx, target);
   const signer = await authoriseOwner(ctx, target, 'update', fields);
   const { listing, created } = await upsertListing(
     ctx.db,
@@ -95,7 +126,7 @@ export async function putListing(
     },
     ctx.now(),
   );
-  return { listing: toListingResponse(listing), created };
+  return { listing: toListingResponse(listing, l2), created };
 }
 
 /** Removes the listing of a parent, signed by its current on-chain owner; LISTING_NOT_FOUND when it has none. */
@@ -104,6 +135,7 @@ export async function deleteListing(
   target: ListingTarget,
   fields: SignedFields,
 ): Promise<DeleteListingResponse> {
+  await servingL2Parent(ctx, target);
   await authoriseOwner(ctx, target, 'delete', fields);
   if (!(await removeListing(ctx.db, target.network, target.parentName))) throw notListed(target);
   return { ...target, deletedAt: ctx.now().toISOString() };

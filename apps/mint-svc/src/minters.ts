@@ -1,4 +1,5 @@
-import type { MintNetwork, VerifiedMinter } from '@nrp/api';
+import type { VerifiedMinter } from '@nrp/api';
+import type { NetworkName } from '@nrp/ens';
 import type { MintServiceContext } from './context';
 import { recordVerifiedMinter } from './data/verified-minters';
 import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
@@ -9,7 +10,7 @@ import { verifySignedRequest, type SignedFields, type SignInContext } from './si
  */
 export async function verifyMinter(
   ctx: SignInContext & Pick<MintServiceContext, 'db'>,
-  network: MintNetwork,
+  network: NetworkName,
   fields: SignedFields,
 ): Promise<VerifiedMinter> {
   const signIn = await verifySignedRequest(ctx, network, { scope: 'minter', operation: 'verify' }, fields);

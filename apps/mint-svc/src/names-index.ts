@@ -1,16 +1,5 @@
-import {
-  ensRegistryInterface,
-  mintControllerInterface,
-  nameWrapperInterface,
-  readBlock,
-  readBlockNumber,
-  readLogs,
-  readView,
-  type BlockHeader,
-  type DecodedLog,
-} from '@nrp/chain';
-import { dnsDecode } from '@nrp/ens';
-import type { MintNetworkContext, MintServiceContext } from './context';
+import { readBlock, readBlockNumber, readLogs, type BlockHeader, type DecodedLog } from '@nrp/chain';
+import type { MintServiceContext } from './context';
 import {
   applyBatch,
   latestCheckpoints,
@@ -21,7 +10,7 @@ import {
   type Checkpoint,
 } from './data/names-index';
 import { findNames, listedParentNames } from './data/names';
-import { foldLogs, mintLogs, touchedNodes } from './names-fold';
+import type { IndexContracts, NameIndexSource } from './names-sources';
 
 /** How many batch ends are kept to find where a reorganised chain forked from the indexed one. */
 const CHECKPOINTS_KEPT = 256;
@@ -46,8 +35,6 @@ export interface IndexProgress {
   rolledBackTo?: number;
 }
 
-type ControllerNetwork = MintNetworkContext & { mintController: string };
-
 /** Where an index reports its lag and its failed runs (the metrics). */
 export interface IndexReport {
   lag(blocks: number): void;
@@ -68,7 +55,7 @@ export class NetworkNameIndex {
   constructor(
     private readonly ctx: Pick<MintServiceContext, 'db' | 'events'>,
     private readonly networkName: string,
-    private readonly network: ControllerNetwork,
+    private readonly source: NameIndexSource,
     private readonly settings: NameIndexSettings,
     private readonly holder: string,
     private readonly report: IndexReport,
@@ -76,7 +63,7 @@ export class NetworkNameIndex {
 
   /** Blocks between the confirmed head and the cursor (what /ready and the metric report). */
   async lag(): Promise<number> {
-    const head = await readBlockNumber(this.network.provider, this.networkName);
+    const head = await readBlockNumber(this.source.provider, this.networkName);
     const [latest] = await latestCheckpoints(this.ctx.db, this.networkName, 1);
     const lag = Math.max(0, head - this.settings.confirmations - this.cursorOf(latest));
     this.report.lag(lag);
@@ -124,7 +111,7 @@ export class NetworkNameIndex {
     if (!(await takeLease(db, this.networkName, this.holder, this.settings.leaseMs))) {
       return { holder: false, cursor: -1, target: -1, batches: 0 };
     }
-    const provider = this.network.provider;
+    const provider = this.source.provider;
     const target = (await readBlockNumber(provider, this.networkName)) - this.settings.confirmations;
     let batches = 0;
     let rolledBackTo: number | undefined;
@@ -158,7 +145,7 @@ export class NetworkNameIndex {
    */
   private async forkPoint(checkpoints: Checkpoint[]): Promise<number | undefined> {
     for (const [i, checkpoint] of checkpoints.entries()) {
-      const block = await readBlock(this.network.provider, checkpoint.blockNumber, this.networkName);
+      const block = await readBlock(this.source.provider, checkpoint.blockNumber, this.networkName);
       if (block?.hash === checkpoint.blockHash) return i === 0 ? undefined : checkpoint.blockNumber;
     }
     // None is left: every indexed block is undone (back to the configured start).
@@ -166,25 +153,18 @@ export class NetworkNameIndex {
   }
 
   private async block(blockNumber: number): Promise<BlockHeader> {
-    const block = await readBlock(this.network.provider, blockNumber, this.networkName);
+    const block = await readBlock(this.source.provider, blockNumber, this.networkName);
     if (!block) throw new Error(`${this.networkName}: block ${blockNumber} is not available`);
     return block;
   }
 
   private async indexRange(expectedCursor: number | null, from: number, to: number) {
-    const { contracts, mintController, provider } = this.network;
+    const { provider } = this.source;
+    const contracts = await this.source.contracts();
     const hashBefore = (await this.block(to)).hash;
     const logs = await readLogs(
       provider,
-      [
-        { address: mintController, abi: mintControllerInterface, events: ['SubnameMinted'] },
-        {
-          address: contracts.nameWrapper,
-          abi: nameWrapperInterface,
-          events: ['TransferSingle', 'TransferBatch', 'NameWrapped', 'ExpiryExtended'],
-        },
-        { address: contracts.ensRegistry, abi: ensRegistryInterface, events: ['Transfer', 'NewOwner'] },
-      ],
+      contracts.logSources,
       from,
       to,
       `indexing ${this.networkName} blocks ${from}-${to}`,
@@ -193,7 +173,7 @@ export class NetworkNameIndex {
     if ((await this.block(to)).hash !== hashBefore) {
       throw new Error(`${this.networkName}: the chain changed while blocks ${from}-${to} were read`);
     }
-    const folded = await this.fold(logs);
+    const folded = await this.fold(contracts, logs);
     return applyBatch(this.ctx.db, this.networkName, this.holder, expectedCursor, {
       ...folded,
       checkpoint: { blockNumber: to, blockHash: hashBefore },
@@ -202,37 +182,26 @@ export class NetworkNameIndex {
   }
 
   /** The names minted in `logs`, and every later change of a name the index knows, in chain order. */
-  private async fold(logs: DecodedLog[]) {
-    const { contracts, mintController, config } = this.network;
-    const mints = mintLogs(logs, mintController);
-    const known = await findNames(this.ctx.db, this.networkName, touchedNodes(logs, contracts));
+  private async fold(contracts: IndexContracts, logs: DecodedLog[]) {
+    const mints = contracts.mintLogs(logs);
+    const known = await findNames(this.ctx.db, this.networkName, contracts.touchedNodes(logs));
     const parents = await this.parentNames(mints.map((m) => String(m.event.args.parentNode)));
     const timestamps = await this.timestamps(mints.map((m) => m.blockNumber));
-    return foldLogs(logs, {
+    return contracts.fold(logs, {
       networkName: this.networkName,
-      chainId: config.chainId,
-      contracts,
-      mintController,
+      chainId: this.source.chainId,
       known,
       parents,
       timestamps,
     });
   }
 
-  /** Parent names by node: the listing's, else the NameWrapper's `names` (wrapped parents), else `[node]`. */
+  /** Parent names by node: the listing's, else what the chain tells (see NameIndexSource.parentNames). */
   private async parentNames(parentNodes: string[]): Promise<Map<string, string>> {
     const unique = [...new Set(parentNodes)];
     const names = await listedParentNames(this.ctx.db, this.networkName, unique);
-    for (const node of unique.filter((n) => !names.has(n))) {
-      const [encoded] = await readView<[string]>(this.network.provider, {
-        to: this.network.contracts.nameWrapper,
-        abi: nameWrapperInterface,
-        fn: 'names',
-        args: [node],
-        context: `NameWrapper name of ${node}`,
-      });
-      if (encoded !== '0x') names.set(node, dnsDecode(encoded as `0x${string}`));
-    }
+    const fromChain = await this.source.parentNames(unique.filter((n) => !names.has(n)));
+    for (const [node, name] of fromChain) names.set(node, name);
     return names;
   }
 

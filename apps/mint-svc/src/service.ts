@@ -1,7 +1,10 @@
-import { Wallet } from 'ethers';
+import { Wallet, type Provider } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import {
+  createL2Providers,
   createNetworkProviders,
+  l2EnvPrefix,
+  l2NetworksFromEnv,
   mintControllerInterface,
   networksFromEnv,
   perNetwork,
@@ -9,7 +12,7 @@ import {
   type NetworkName,
   type NetworkProviders,
 } from '@nrp/chain';
-import type { MintNetwork } from '@nrp/api';
+import { perL2Network, type L2NetworkName } from '@nrp/ens';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
   ConfigError,
@@ -25,6 +28,7 @@ import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
 import type { MintNetworkContext, MintServiceContext } from './context';
 import { migrateDatabase, openDatabase } from './data/database';
 import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MintDatabase } from './data/schema';
+import { L2ParentDirectory } from './l2-parents';
 import { loadListingFile } from './listing-file';
 import { mintNonceRoute, verifyMinterRoute } from './routes/auth';
 import { estimateRoute } from './routes/estimate';
@@ -40,7 +44,14 @@ export const SERVICE_NAME = 'mint-svc';
 
 const description = `Mint service: listings, estimates and EIP-712 signed mint parameters.
 
-- **Networks**: \`isTestnet=false\` (default) is mainnet (chain id 1), \`true\` is sepolia (11155111).
+- **Networks**: mainnet (chain id 1) and sepolia (11155111), and the L2s base (8453, settling on mainnet) and
+  base-sepolia (84532, settling on sepolia). Estimates and mints take \`network\`, or \`isTestnet\` (Namespace's SDK):
+  \`network\` decides, an \`isTestnet\` contradicting it is 400; with only \`isTestnet\` (default false) the listing is
+  looked up on the L1 of that kind, then on its L2.
+- **L2 parents**: a parent's subnames on an L2 are the ERC-721 tokens of its L2Registry, minted by an L2MintController
+  (\`BASE_L2_MINT_CONTROLLERS\`, \`BASE_SEPOLIA_L2_MINT_CONTROLLERS\`; the parent each serves is read from chain: its
+  \`registry()\`, then the registry's \`parentName()\`). The parent is owned, listed and signed in for on the L1 the
+  L2 settles on; the signature is for the L2 controller and chain id.
 - **Amounts** are wei as decimal strings (\`price\`, \`fee\`, listing prices): digits only, no sign, exponent,
   fraction or leading zero, below 2^256 (\`1e3\`, \`1.5\`, \`-0\` are 400 before any sign-in check); the estimate's
   ether numbers are the nearest doubles to the exact amounts, which it also returns as
@@ -65,7 +76,8 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
   and relayed at least once to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which
   delivers it to the webhooks of the parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
 - **Names index**: each network with a mint controller is indexed from its \`*_INDEX_START_BLOCK\` (the controller's
-  \`SubnameMinted\`, then each name's holder and NameWrapper expiry), INDEX_CONFIRMATIONS blocks under the head, one
+  \`SubnameMinted\`, then each name's holder and NameWrapper expiry; on an L2 the L2MintControllers' mints and their
+  registries' \`Transfer\` and \`NameRegistered\`), INDEX_CONFIRMATIONS blocks under the head, one
   replica per network at a time (a lease in the database), each batch of blocks written whole with its cursor. A
   reorganisation of indexed blocks is undone (names minted there go, holders return to their state before). Every
   mint emits \`name.minted\` and every change of holder \`name.transferred\` (data: network, chainId, name,
@@ -93,7 +105,7 @@ function signerFromConfig(key: string | undefined): Wallet {
 function networkContexts(
   config: Config,
   providers: NetworkProviders,
-): Record<MintNetwork, MintNetworkContext> {
+): Record<NetworkName, MintNetworkContext> {
   const build = (name: NetworkName): MintNetworkContext => {
     const provider = providers[name];
     const net = provider.config;
@@ -111,6 +123,14 @@ function networkContexts(
   };
   return perNetwork(build);
 }
+
+/** The L2 mint controllers of `network` (`<L2>_L2_MINT_CONTROLLERS`). */
+function l2MintControllers(config: Config, network: L2NetworkName): string[] {
+  return config[`${l2EnvPrefix(network) as 'BASE' | 'BASE_SEPOLIA'}_L2_MINT_CONTROLLERS`];
+}
+
+/** The env prefix of a network's names index settings. */
+type IndexPrefix = 'MAINNET' | 'SEPOLIA' | 'BASE' | 'BASE_SEPOLIA';
 
 /** What tests hand in instead of the database and clock the config describes; never closed here. */
 export type MintOverrides = Pick<ServiceOverrides<MintDatabase>, 'database' | 'now'>;
@@ -130,11 +150,16 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
     config,
     createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown),
   );
+  const l2Providers = createL2Providers(l2NetworksFromEnv(config), metrics.rpcCallsOf, onShutdown);
+  const l2 = perL2Network(
+    (name) => new L2ParentDirectory(name, l2Providers[name], l2MintControllers(config, name)),
+  );
   const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
   const ctx: MintServiceContext = {
     config,
     logger,
     networks,
+    l2,
     nonces,
     signer,
     db: database.db,
@@ -170,7 +195,7 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   const indexers = startNameIndexers(
     ctx,
     (name) => ({
-      startBlock: config[`${name.toUpperCase() as Uppercase<MintNetwork>}_INDEX_START_BLOCK`],
+      startBlock: config[`${name.toUpperCase().replace('-', '_') as IndexPrefix}_INDEX_START_BLOCK`],
       confirmations: config.INDEX_CONFIRMATIONS,
       batchBlocks: config.INDEX_BATCH_BLOCKS,
       leaseMs: config.INDEX_LEASE_MS,
@@ -201,28 +226,36 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   }
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
-  for (const [name, net] of Object.entries(networks)) {
-    const controllerAddress = net.mintController;
-    if (!controllerAddress) continue;
+  const controllerReadiness = (provider: Provider, controllerAddress: string) => async () => {
     // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
-    readiness[`${name}-controller`] = async () => {
-      const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
-        readView<T>(net.provider, {
-          to: controllerAddress,
-          abi: mintControllerInterface,
-          fn,
-          args,
-          context: `mint controller ${fn}`,
-        });
-      const [[trusted], [treasury]] = await Promise.all([
-        read<[boolean]>('signers', [signer.address]),
-        read<[string]>('treasury', []),
-      ]);
-      if (trusted !== true) throw new NotReady(`the controller does not trust signer ${signer.address}`);
-      if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
-        throw new NotReady(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
-      }
-    };
+    const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
+      readView<T>(provider, {
+        to: controllerAddress,
+        abi: mintControllerInterface,
+        fn,
+        args,
+        context: `mint controller ${fn}`,
+      });
+    const [[trusted], [treasury]] = await Promise.all([
+      read<[boolean]>('signers', [signer.address]),
+      read<[string]>('treasury', []),
+    ]);
+    if (trusted !== true) throw new NotReady(`the controller does not trust signer ${signer.address}`);
+    if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
+      throw new NotReady(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
+    }
+  };
+  for (const [name, net] of Object.entries(networks)) {
+    if (net.mintController)
+      readiness[`${name}-controller`] = controllerReadiness(net.provider, net.mintController);
+  }
+  for (const directory of Object.values(l2)) {
+    for (const controller of directory.controllers) {
+      readiness[`${directory.network}-controller-${controller}`] = controllerReadiness(
+        directory.provider,
+        controller,
+      );
+    }
   }
 
   const routes = [

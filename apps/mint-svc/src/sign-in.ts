@@ -1,5 +1,5 @@
 import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
-import type { MintNetwork } from '@nrp/api';
+import { settlementNetworkOf, type MintNetwork } from '@nrp/api';
 import type { MintServiceContext } from './context';
 
 export type { SignedFields };
@@ -22,7 +22,7 @@ export function signedActionUrl(baseUrl: string, network: MintNetwork, action: S
 /**
  * Verifies a sign-in message for `network` (its chain id) and the scope of `action` (`listing` or `minter`) and
  * consumes its nonce; 401 with the precise auth code otherwise. ERC-1271 wallets are checked on that network's
- * chain. A message that binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing
+ * chain. For a listing on an L2 the chain id (and the ERC-1271 check) is the L1's it settles on. A message that binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing
  * (or the minter verification) and the operation.
  */
 /** What verifying a sign-in reads. */
@@ -34,7 +34,7 @@ export function verifySignedRequest(
   action: SignedAction,
   fields: SignedFields,
 ): Promise<VerifiedSignIn> {
-  const net = ctx.networks[network];
+  const net = ctx.networks[settlementNetworkOf(network)];
   return verifySignedFields(fields, {
     domains: ctx.config.SIWE_DOMAINS,
     chainId: net.config.chainId,

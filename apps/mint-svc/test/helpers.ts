@@ -1,6 +1,6 @@
 import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Signer } from 'ethers';
 import type { Express } from 'express';
-import { listingInputSchema, type ListingInput } from '@nrp/api';
+import { listingInputSchema, type ListingInput, type MintNetwork } from '@nrp/api';
 import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import type { RouteDefinition } from '@nrp/server';
@@ -140,10 +140,11 @@ export async function listDirect(
   parentName: string,
   settings: Partial<ListingInput> & { paymentReceiver: string },
   listedBy: string | null = null,
+  network: MintNetwork = 'sepolia',
 ): Promise<void> {
   const parsed = listingInputSchema.parse({ basePriceWei: '0', ...settings });
   await upsertListing(env.context.db, {
-    network: 'sepolia',
+    network,
     parentName,
     parentNode: namehash(parentName),
     settings: { ...parsed, paymentReceiver: settings.paymentReceiver },

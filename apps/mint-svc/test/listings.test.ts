@@ -78,6 +78,8 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         .expect(201);
       expect(created.body).toEqual({
         network: 'sepolia',
+        type: 'L1',
+        l2Metadata: null,
         parentName: 'shop.eth',
         parentNode: namehash('shop.eth'),
         basePriceWei: '2000000000000000',

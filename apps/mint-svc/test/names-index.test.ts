@@ -9,6 +9,7 @@ import { until } from '@nrp/testkit/src/until';
 import { latestCheckpoints, takeLease } from '../src/data/names-index';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
 import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index';
+import { l1IndexSource } from '../src/names-sources';
 import {
   accountAt,
   approveController,
@@ -251,7 +252,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
     const index = new NetworkNameIndex(
       env.context,
       'sepolia',
-      { ...env.context.networks.sepolia, mintController: env.controllerAddress },
+      l1IndexSource({ ...env.context.networks.sepolia, mintController: env.controllerAddress }),
       indexSettings,
       MANUAL,
       { lag: () => undefined, failures: () => undefined },
@@ -390,7 +391,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
   describe('bad input is 400 problem+json', () => {
     const cases: Array<[string, Record<string, string>]> = [
       ['an owner that is not an address', { owner: '0x1234' }],
-      ['an unknown network', { network: 'base' }],
+      ['an unknown network', { network: 'optimism' }],
       ['a cursor that is not base64url', { cursor: 'not a cursor!' }],
       ['a cursor that is not ours', { cursor: encodeCursor({ page: 2 }) }],
       ['a cursor that is not JSON', { cursor: 'AAAA' }],

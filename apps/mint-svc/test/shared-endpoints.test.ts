@@ -50,7 +50,7 @@ describe('mint-svc shared endpoints', () => {
       '/api/v1/names',
     ]);
     const params = openapi.paths['/api/v1/mint/estimate'].get.parameters.map((p: { name: string }) => p.name);
-    expect(params).toEqual(['parentName', 'label', 'minterAddress', 'isTestnet', 'expiryInYears']);
+    expect(params).toEqual(['parentName', 'label', 'minterAddress', 'network', 'isTestnet', 'expiryInYears']);
   });
 
   itDocumentsItself(() => app, {

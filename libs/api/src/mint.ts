@@ -3,15 +3,27 @@
  * opt in to response validation). Amounts are wei as decimal strings; times are Unix seconds unless named otherwise.
  */
 import { z } from 'zod';
-import { NETWORK_NAMES } from '@nrp/ens';
+import { L2_NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
 import { cursorQuery } from './cursor';
 import { signedRequestSchema } from './signed-request';
+import {
+  NETWORK_RULE,
+  l1NetworkSchema,
+  mintNetworkSchema,
+  refineNetworkAgreement,
+  type MintNetwork,
+} from './mint-network';
+
+export {
+  isTestnetNetwork,
+  l1NetworkSchema,
+  mintNetworkSchema,
+  settlementNetworkOf,
+  type MintNetwork,
+} from './mint-network';
 
 // ----- shared pieces -----
-
-export const mintNetworkSchema = z.enum(NETWORK_NAMES).meta({ description: '`mainnet` or `sepolia`.' });
-export type MintNetwork = z.output<typeof mintNetworkSchema>;
 
 /** A whole number of wei as a decimal string (uint256 range). */
 export const weiString = z
@@ -48,24 +60,30 @@ export type MintValidationError = z.output<typeof validationErrorSchema>;
 
 // ----- estimate and mint -----
 
-export const mintEstimateQuerySchema = z.object({
-  parentName: ensName({ min: 3, max: 100 }),
-  label: ensLabel({ min: 1, max: 100 }),
-  minterAddress: ethAddress,
-  isTestnet: queryBoolean.default(false).meta({ description: 'true: sepolia; false (default): mainnet.' }),
-  expiryInYears: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(1)
-    .meta({ description: 'Whole years, 1 to 100; default 1. The price is per year.' }),
-});
+export const mintEstimateQuerySchema = z
+  .object({
+    parentName: ensName({ min: 3, max: 100 }),
+    label: ensLabel({ min: 1, max: 100 }),
+    minterAddress: ethAddress,
+    network: mintNetworkSchema.optional().meta({ description: `The parent's network. ${NETWORK_RULE}` }),
+    isTestnet: queryBoolean
+      .optional()
+      .meta({ description: `true: a testnet; false (default): mainnet or base. ${NETWORK_RULE}` }),
+    expiryInYears: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(1)
+      .meta({ description: 'Whole years, 1 to 100; default 1. The price is per year.' }),
+  })
+  .superRefine(refineNetworkAgreement);
 /** What a client sends as the estimate's query string. */
 export interface MintEstimateQuery {
   parentName: string;
   label: string;
   minterAddress: string;
+  network?: MintNetwork;
   isTestnet?: boolean;
   expiryInYears?: number;
 }
@@ -84,14 +102,20 @@ export const mintEstimateResponseSchema = z.object({
 });
 export type MintEstimateResponse = z.output<typeof mintEstimateResponseSchema>;
 
-export const mintRequestSchema = z.strictObject({
-  label: ensLabel({ min: 1, max: 255 }),
-  parentName: ensName({ min: 1, max: 255 }),
-  minterAddress: ethAddress,
-  expiryInYears: z.number().int().min(1).max(100).default(1),
-  isTestnet: z.boolean().default(false),
-  owner: ethAddress.optional().meta({ description: 'Owner of the new subname; default minterAddress.' }),
-});
+export const mintRequestSchema = z
+  .strictObject({
+    label: ensLabel({ min: 1, max: 255 }),
+    parentName: ensName({ min: 1, max: 255 }),
+    minterAddress: ethAddress,
+    expiryInYears: z.number().int().min(1).max(100).default(1),
+    network: mintNetworkSchema.optional().meta({ description: `The parent's network. ${NETWORK_RULE}` }),
+    isTestnet: z
+      .boolean()
+      .optional()
+      .meta({ description: `true: a testnet; false (default): mainnet or base. ${NETWORK_RULE}` }),
+    owner: ethAddress.optional().meta({ description: 'Owner of the new subname; default minterAddress.' }),
+  })
+  .superRefine(refineNetworkAgreement);
 export type MintRequest = z.input<typeof mintRequestSchema>;
 
 export const mintResponseSchema = z.object({
@@ -132,11 +156,12 @@ export const mintNonceResponseSchema = z.object({
 });
 export type MintNonceResponse = z.output<typeof mintNonceResponseSchema>;
 
-export const verifyMinterRequestSchema = signedRequestSchema.extend({ network: mintNetworkSchema });
+/** Minters are verified per L1; a listing on an L2 checks the verifications of the L1 it settles on. */
+export const verifyMinterRequestSchema = signedRequestSchema.extend({ network: l1NetworkSchema });
 export type VerifyMinterRequest = z.input<typeof verifyMinterRequestSchema>;
 
 export const verifiedMinterSchema = z.object({
-  network: mintNetworkSchema,
+  network: l1NetworkSchema,
   address: z.string(),
   verifiedUntil: z.number().int().meta({ description: 'Unix seconds.' }),
 });
@@ -209,8 +234,24 @@ export const listingParamsSchema = z.object({
 export const putListingRequestSchema = signedRequestSchema.extend({ listing: listingInputSchema });
 export type PutListingRequest = z.input<typeof putListingRequestSchema>;
 
+export const listingL2MetadataSchema = z
+  .object({
+    registryNetwork: z.enum(L2_NETWORK_NAMES),
+    chainId: z.number().int(),
+    registryAddress: z
+      .string()
+      .meta({ description: "The parent's L2Registry (subnames are its ERC-721 tokens)." }),
+    mintController: z.string().meta({ description: 'The L2MintController that mints the subnames.' }),
+  })
+  .meta({ description: 'Where the subnames of an L2 listing live; null for an L1 listing.' });
+export type ListingL2Metadata = z.output<typeof listingL2MetadataSchema>;
+
 export const listingSchema = z.object({
   network: mintNetworkSchema,
+  type: z
+    .enum(['L1', 'L2'])
+    .meta({ description: '`L2`: subnames are minted on an L2 registry (`l2Metadata`); `L1`: in ENS.' }),
+  l2Metadata: listingL2MetadataSchema.nullable(),
   parentName: z.string(),
   parentNode: z.string(),
   basePriceWei: weiString,
@@ -290,12 +331,16 @@ export const mintedNameSchema = z
     owner: z
       .string()
       .meta({ description: 'Checksummed address of the holder now (NameWrapper holder when wrapped).' }),
-    wrapped: z.boolean(),
+    wrapped: z.boolean().meta({ description: 'Held in the NameWrapper (L1); always false on an L2.' }),
     expiry: z
       .number()
       .int()
       .nullable()
-      .meta({ description: 'NameWrapper expiry (Unix seconds) of a wrapped name; null when unwrapped.' }),
+      .meta({
+        description:
+          'Unix seconds: the NameWrapper expiry of a wrapped name (null when unwrapped); on an L2 the L2Registry ' +
+          'expiry (null: never).',
+      }),
     mintedAt: z.string().meta({ description: 'ISO time of the block of the mint.' }),
     txHash: z.string().meta({ description: 'The mint transaction.' }),
   })

@@ -106,6 +106,7 @@ export {
   L2_MINT_CONTROLLER_ABI,
   L2_NETWORK_NAMES,
   L2_REGISTRY_ABI,
+  addressListEnv,
   createL2Provider,
   createL2Providers,
   isL2NetworkName,

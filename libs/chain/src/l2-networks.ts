@@ -37,7 +37,8 @@ export const DEFAULT_L2_RPC_URLS: Record<L2NetworkName, string> = {
 };
 
 const urlSchema = z.url({ protocol: /^https?$/ });
-const addressList = z
+/** A comma-separated list of addresses in an env var (blanks and empty items dropped). */
+export const addressListEnv = z
   .string()
   .transform((value) =>
     value
@@ -59,9 +60,9 @@ export function l2EnvPrefix(network: L2NetworkName): string {
  */
 export const l2NetworksEnvSchema = z.object({
   BASE_RPC_URL: urlSchema.optional(),
-  BASE_L2_REGISTRIES: addressList.optional(),
+  BASE_L2_REGISTRIES: addressListEnv.optional(),
   BASE_SEPOLIA_RPC_URL: urlSchema.optional(),
-  BASE_SEPOLIA_L2_REGISTRIES: addressList.optional(),
+  BASE_SEPOLIA_L2_REGISTRIES: addressListEnv.optional(),
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
 });
 export type L2NetworksEnv = z.infer<typeof l2NetworksEnvSchema>;

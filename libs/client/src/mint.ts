@@ -16,7 +16,9 @@ import type {
   VerifiedMinter,
   VerifyMinterRequest,
 } from '@nrp/api/mint';
+import { settlementNetworkOf } from '@nrp/api/mint';
 import type { SignedRequest } from '@nrp/api/signed-request';
+import type { NetworkName } from '@nrp/ens';
 import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 
 export type {
@@ -54,13 +56,14 @@ interface MintSignInInput {
   address: string;
   /** From `requestMintNonce`, with the scope of the operation (`listing` or `minter`). */
   nonce: string;
-  network: MintNetwork;
   issuedAt?: Date;
   /** Default: ten minutes after `issuedAt`. */
   expirationTime?: Date;
 }
 
 export interface ListingSignInInput extends MintSignInInput {
+  /** The listing's network; an L2 listing is signed with the chain id of the L1 it settles on. */
+  network: MintNetwork;
   parentName: string;
   /** `update` for PUT, `delete` for DELETE. */
   operation: 'update' | 'delete';
@@ -75,12 +78,12 @@ export function listingSignInMessage(input: ListingSignInInput): string {
     ...input,
     url: `${baseUrlOf(input.serviceUrl)}${listingPath(input.network, input.parentName)}`,
     statement: `${verb} the listing of ${input.parentName} on ${input.network}.`,
-    chainId: NETWORK_CHAIN_IDS[input.network],
+    chainId: NETWORK_CHAIN_IDS[settlementNetworkOf(input.network)],
   });
 }
 
 /** The EIP-4361 message for `verifyMinter`, bound to the verification route and the operation `verify`. */
-export function minterSignInMessage(input: MintSignInInput): string {
+export function minterSignInMessage(input: MintSignInInput & { network: NetworkName }): string {
   return boundSignInMessage({
     ...input,
     url: `${baseUrlOf(input.serviceUrl)}/api/v1/minters/verify`,

@@ -116,6 +116,24 @@ describe('listingSignInMessage and minterSignInMessage', () => {
       resources: ['https://mint.example.com/api/v1/minters/verify'],
     });
   });
+
+  it("an L2 listing's message names the L2 listing URL and carries the chain id of the L1 it settles on", () => {
+    const l2 = parseSignInMessage(
+      listingSignInMessage({ ...common, network: 'base-sepolia', parentName: 'l2.eth', operation: 'update' }),
+    );
+    expect(l2).toMatchObject({
+      statement: 'Update the listing of l2.eth on base-sepolia.',
+      uri: 'https://mint.example.com/api/v1/listings/base-sepolia/l2.eth',
+      chainId: 11155111,
+    });
+    const base = listingSignInMessage({
+      ...common,
+      network: 'base',
+      parentName: 'l2.eth',
+      operation: 'delete',
+    });
+    expect(parseSignInMessage(base).chainId).toBe(1);
+  });
 });
 
 describe('waitForImage', () => {

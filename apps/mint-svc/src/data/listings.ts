@@ -1,5 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { listingInputSchema, type Listing, type ListingSettings, type MintNetwork } from '@nrp/api';
+import {
+  listingInputSchema,
+  type Listing,
+  type ListingL2Metadata,
+  type ListingSettings,
+  type MintNetwork,
+} from '@nrp/api';
+import { chainIdOf } from '@nrp/ens';
 import type { ListingRow, MintDatabase } from './schema';
 
 /** A stored listing: its settings with the payment receiver resolved, and its bookkeeping. */
@@ -40,9 +47,24 @@ function fromRow(row: Selectable<ListingRow>): StoredListing {
   };
 }
 
-export function toListingResponse(listing: StoredListing): Listing {
+/** Where an L2 listing's subnames are minted: its registry and controller. */
+export interface ListingL2Parent {
+  network: ListingL2Metadata['registryNetwork'];
+  registry: string;
+  mintController: string;
+}
+
+/** The listing as the API answers it; `l2` is the parent's registry and controller on an L2, null on an L1. */
+export function toListingResponse(listing: StoredListing, l2: ListingL2Parent | null): Listing {
   return {
     network: listing.network,
+    type: l2 ? 'L2' : 'L1',
+    l2Metadata: l2 && {
+      registryNetwork: l2.network,
+      chainId: chainIdOf(l2.network),
+      registryAddress: l2.registry,
+      mintController: l2.mintController,
+    },
     parentName: listing.parentName,
     parentNode: listing.parentNode,
     ...listing.settings,

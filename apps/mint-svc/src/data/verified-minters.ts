@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { MintNetwork } from '@nrp/api';
+import type { NetworkName } from '@nrp/ens';
 import type { MintDatabase } from './schema';
 
 /** Records (or refreshes) that `address` proved control of its key on `network` until `expiresAt`. */
 export async function recordVerifiedMinter(
   db: Kysely<MintDatabase>,
-  network: MintNetwork,
+  network: NetworkName,
   address: string,
   verifiedAt: Date,
   expiresAt: Date,
@@ -22,7 +22,7 @@ export async function recordVerifiedMinter(
 /** Whether `address` is a verified minter of `network` at `now`. */
 export async function isVerifiedMinter(
   db: Kysely<MintDatabase>,
-  network: MintNetwork,
+  network: NetworkName,
   address: string,
   now = new Date(),
 ): Promise<boolean> {

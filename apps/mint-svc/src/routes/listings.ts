@@ -22,9 +22,17 @@ const LISTING_BINDING =
   '`#delete` fragment, this operation), otherwise 401 `RESOURCE_MISMATCH` and the nonce stays unused. A message ' +
   'with neither keeps working unbound.';
 
+const L2_LISTINGS =
+  ' `network` may be an L2 (`base`, `base-sepolia`): the parent must then be served by one of the configured ' +
+  'L2MintControllers (its L2Registry has this parent name), else 404 `L2_PARENT_NOT_SERVED`; the listing answers ' +
+  '`type: "L2"` and `l2Metadata` (the L2, its chain id, the parent\'s registry and controller). Its owner is the ' +
+  "parent's owner on the L1 the L2 settles on (base: mainnet, base-sepolia: sepolia), whose chain id sign-in " +
+  'messages carry. An L1 listing answers `type: "L1"`, `l2Metadata: null`.';
+
 const signedProblems = [
   ...Object.values(authProblems),
   mintProblems.NOT_PARENT_OWNER,
+  mintProblems.L2_PARENT_NOT_SERVED,
   commonProblems.UPSTREAM_ERROR,
 ];
 
@@ -39,11 +47,16 @@ export function listingRoutes(ctx: MintServiceContext) {
       description:
         'Listings are public (prices, gates and reserved labels are what minters see anyway). A listing made through ' +
         'the API lapses once its signer no longer owns the parent (one owner read): 404 here as for estimates and ' +
-        'mints, until the new owner lists the name again.',
+        'mints, until the new owner lists the name again.' +
+        L2_LISTINGS,
       tags: ['listings'],
       params: listingParamsSchema,
       responses: { 200: { description: 'The listing.', schema: listingSchema } },
-      problems: [mintProblems.LISTING_NOT_FOUND, commonProblems.UPSTREAM_ERROR],
+      problems: [
+        mintProblems.LISTING_NOT_FOUND,
+        mintProblems.L2_PARENT_NOT_SERVED,
+        commonProblems.UPSTREAM_ERROR,
+      ],
       handler: ({ params }) => getListing(ctx, params),
     }),
     defineRoute({
@@ -58,8 +71,9 @@ export function listingRoutes(ctx: MintServiceContext) {
         "whose nonce has scope `listing` (POST /api/v1/auth/nonce) and whose chain id is the network's. The whole " +
         'listing is replaced; `paymentReceiver` defaults to the signer. 201 when created, 200 when replaced. The ' +
         'parent must also approve the mint controller (registry or NameWrapper `setApprovalForAll`) for mints to ' +
-        'succeed on-chain. ' +
-        LISTING_BINDING,
+        'succeed on-chain (on an L2: its L2Registry `setController(<L2MintController>, true)`). ' +
+        LISTING_BINDING +
+        L2_LISTINGS,
       tags: ['listings'],
       params: listingParamsSchema,
       body: putListingRequestSchema,

@@ -2,7 +2,6 @@ import { mintRequestSchema, mintResponseSchema, type MintNetwork, type MintRespo
 import { defineRoute } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
 import type { MintServiceContext } from '../context';
-import { mintNetworkOf } from '../evaluate';
 import { signMint } from '../mint';
 import { mintProblems } from '../problems';
 
@@ -24,7 +23,13 @@ export function mintRoute(
       "the parent's expiry. 409 `PARENT_NOT_APPROVED` when the parent's owner has not approved the controller " +
       '(registry or NameWrapper `setApprovalForAll`). A mint the estimate would refuse is a 400 `MINT_NOT_ALLOWED` whose ' +
       "`validationErrors` is the estimate's list. Signing is stateless: two requests give two valid signatures, " +
-      'and the controller mints each name once.',
+      'and the controller mints each name once. The network is chosen as for the estimate (`network`, else ' +
+      '`isTestnet`: the L1 first, then its L2; a contradiction is 400 naming both). For an L2 parent the answer is ' +
+      "for the parent's L2MintController on the L2: `chainId` is the L2's (8453 base, 84532 base-sepolia), " +
+      '`mintController` that controller, the EIP-712 domain `{ chainId: <L2>, verifyingContract: <L2MintController> }` ' +
+      'with the same `MintContext` (`parentNode` the namehash of the parent, `expiry` capped at its L1 expiry, ' +
+      "`fuses` the listing's); 409 `PARENT_NOT_APPROVED` when the parent's L2Registry has not enabled that " +
+      'controller (`setController`). The signature is valid only on that chain and controller.',
     tags: ['mint'],
     body: mintRequestSchema,
     responses: { 200: { description: 'Signed mint parameters.', schema: mintResponseSchema } },
@@ -38,9 +43,9 @@ export function mintRoute(
     ],
     rateLimit: { name: 'mint', windowMs: 60_000, limit: ctx.config.MINT_RATE_LIMIT_PER_MINUTE },
     handler: async ({ body }): Promise<MintResponse> => {
-      const signed = await signMint(ctx, body);
-      onSigned(mintNetworkOf(body.isTestnet));
-      return signed;
+      const { network, answer } = await signMint(ctx, body);
+      onSigned(network);
+      return answer;
     },
   });
 }

@@ -12,7 +12,9 @@ export function namesRoute(ctx: MintServiceContext) {
     description:
       "The service's index of the controller's `SubnameMinted` events, following each name's holder (NameWrapper " +
       "`TransferSingle`/`TransferBatch` for wrapped names, the registry's `Transfer`/`NewOwner` for unwrapped ones) " +
-      'and its NameWrapper expiry, INDEX_CONFIRMATIONS blocks under the head. Filters combine (`owner`, `parentName`, ' +
+      'and its NameWrapper expiry, INDEX_CONFIRMATIONS blocks under the head. On an L2 (`base`, `base-sepolia`): the ' +
+      "configured L2MintControllers' `SubnameMinted`, then each name's holder (its L2Registry's ERC-721 `Transfer`; " +
+      'the zero address once revoked) and registry expiry (`NameRegistered`); `wrapped` is false. Filters combine (`owner`, `parentName`, ' +
       '`labelSearch`). Names come in code point order, `size` per page (1 to 100); `nextCursor` is the opaque ' +
       'cursor of the next page. 400 (problem+json): an `owner` that is not an address, an unknown `network` or ' +
       'parameter, a `parentName` that does not normalise, a `size` outside 1-100, a cursor this service did not hand ' +

@@ -1,0 +1,112 @@
+import { Interface, getAddress, type JsonRpcApiProvider } from 'ethers';
+import { L2_MINT_CONTROLLER_ABI, L2_REGISTRY_ABI, readView } from '@nrp/chain';
+import { dnsDecode, namehash, type L2NetworkName } from '@nrp/ens';
+
+const l2ControllerInterface = new Interface(L2_MINT_CONTROLLER_ABI);
+/** The L2Registry reads of the service, plus `controllers` (whether a controller may register). */
+export const l2RegistryInterface = new Interface([
+  ...L2_REGISTRY_ABI,
+  'function controllers(address) view returns (bool)',
+]);
+
+/** A parent whose subnames an L2MintController of ours mints on an L2. */
+export interface L2Parent {
+  network: L2NetworkName;
+  parentName: string;
+  parentNode: string;
+  /** Checksummed L2Registry address. */
+  registry: string;
+  /** Checksummed L2MintController address. */
+  mintController: string;
+}
+
+/**
+ * The parents the configured L2MintControllers of one L2 mint under: each controller's `registry()`, then that
+ * registry's `parentName()`. Both are immutable on chain, so they are read once, at the first question; a read that
+ * failed is tried again at the next. When two controllers serve one parent, the first configured one mints.
+ */
+export class L2ParentDirectory {
+  private parents: Promise<Map<string, L2Parent>> | undefined;
+
+  constructor(
+    readonly network: L2NetworkName,
+    readonly provider: JsonRpcApiProvider,
+    readonly controllers: readonly string[],
+  ) {}
+
+  /** The parent `parentName`, or undefined when no configured controller mints under it. */
+  async find(parentName: string): Promise<L2Parent | undefined> {
+    if (this.controllers.length === 0) return undefined;
+    return (await this.load()).get(namehash(parentName));
+  }
+
+  /** Whether `label` is registered and live under `parent` (the registry's `available`, on the L2). */
+  async labelTaken(parent: L2Parent, label: string): Promise<boolean> {
+    const [available] = await readView<[boolean]>(this.provider, {
+      to: parent.registry,
+      abi: l2RegistryInterface,
+      fn: 'available',
+      args: [label],
+      context: `availability of ${label}.${parent.parentName} on ${this.network}`,
+    });
+    return !available;
+  }
+
+  /** Whether the parent's registry lets its L2MintController register (`controllers`, set by the parent's owner). */
+  async controllerEnabled(parent: L2Parent): Promise<boolean> {
+    const [enabled] = await readView<[boolean]>(this.provider, {
+      to: parent.registry,
+      abi: l2RegistryInterface,
+      fn: 'controllers',
+      args: [parent.mintController],
+      context: `controller approval on the L2 registry of ${parent.parentName}`,
+    });
+    return enabled;
+  }
+
+  /** Every parent the controllers mint under. */
+  async all(): Promise<L2Parent[]> {
+    if (this.controllers.length === 0) return [];
+    return [...(await this.load()).values()];
+  }
+
+  private load(): Promise<Map<string, L2Parent>> {
+    this.parents ??= this.read().catch((err: unknown) => {
+      this.parents = undefined;
+      throw err;
+    });
+    return this.parents;
+  }
+
+  private async read(): Promise<Map<string, L2Parent>> {
+    const parents = await Promise.all(this.controllers.map((controller) => this.parentOf(controller)));
+    const byNode = new Map<string, L2Parent>();
+    for (const parent of parents) if (!byNode.has(parent.parentNode)) byNode.set(parent.parentNode, parent);
+    return byNode;
+  }
+
+  private async parentOf(controller: string): Promise<L2Parent> {
+    const [registry] = await readView<[string]>(this.provider, {
+      to: controller,
+      abi: l2ControllerInterface,
+      fn: 'registry',
+      args: [],
+      context: `registry of the L2 mint controller ${controller} on ${this.network}`,
+    });
+    const [encoded] = await readView<[string]>(this.provider, {
+      to: registry,
+      abi: l2RegistryInterface,
+      fn: 'parentName',
+      args: [],
+      context: `parent name of the L2 registry ${registry} on ${this.network}`,
+    });
+    const parentName = dnsDecode(encoded as `0x${string}`);
+    return {
+      network: this.network,
+      parentName,
+      parentNode: namehash(parentName),
+      registry: getAddress(registry),
+      mintController: getAddress(controller),
+    };
+  }
+}
