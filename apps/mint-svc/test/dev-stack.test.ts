@@ -57,6 +57,7 @@ describe('mint-svc dev stack hook', () => {
       env: {
         LOG_LEVEL: 'silent',
         SEPOLIA_RPC_URL: chain.anvil.rpcUrl,
+        BASE_SEPOLIA_RPC_URL: l2.rpcUrl,
         SEPOLIA_ENS_REGISTRY: contracts.ensRegistry,
         SEPOLIA_NAME_WRAPPER: contracts.nameWrapper,
         SEPOLIA_PUBLIC_RESOLVER: contracts.publicResolver,
@@ -115,6 +116,16 @@ describe('mint-svc dev stack hook', () => {
         'hello.mint.eth in the names index',
         30_000,
       );
+      // l2.eth is listed on the L2: an estimate with only isTestnet finds it there, and the mint answer names the
+      // L2 controller and chain.
+      const l2Query = { ...query, parentName: 'l2.eth' };
+      const l2Estimate = await request(service.app).get('/api/v1/mint/estimate').query(l2Query).expect(200);
+      expect(l2Estimate.body).toMatchObject({ canMint: true, estimatedPriceEth: 0.001 });
+      const l2Mint = await request(service.app).post('/api/v1/mint').send(l2Query).expect(200);
+      expect(l2Mint.body).toMatchObject({
+        chainId: 84532,
+        mintController: contribution.contracts?.l2MintController,
+      });
     } finally {
       for (const step of service.onShutdown) await step();
       provider.destroy();
