@@ -1,5 +1,5 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createNetworkProviders, networksFromEnv } from '@nrp/chain';
+import { createL2Providers, createNetworkProviders, l2NetworksFromEnv, networksFromEnv } from '@nrp/chain';
 import {
   createApp,
   createServiceMetrics,
@@ -24,6 +24,7 @@ import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { parentRoutes } from './routes/parents';
 import { AnswerCache } from './answer-cache';
+import { createL2RecordReader } from './l2-records';
 import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
@@ -126,6 +127,20 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     gateway: new AnswerCache(cacheLimits),
     subnames: new AnswerCache(cacheLimits),
   };
+  const l2Networks = l2NetworksFromEnv(config);
+  const l2Gateway: OffchainContext['l2Gateway'] = {
+    reader: createL2RecordReader(l2Networks, createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown), {
+      maxBlockAgeSeconds: config.L2_MAX_BLOCK_AGE_SECONDS,
+      now: () => now().getTime(),
+    }),
+    // Its own cache: no key can meet an offchain answer, and offchain writes never drop L2 answers.
+    cache: new AnswerCache({ ...cacheLimits, ttlMs: config.L2_ANSWER_CACHE_MS, now: () => now().getTime() }),
+    signing: {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      now: () => now().getTime(),
+    },
+  };
   const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
     config,
@@ -138,6 +153,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     nameControl: cachedNameControl(providers, config.NAME_CONTROL_CACHE_MS, () => now().getTime()),
     now,
     caches,
+    l2Gateway,
   };
 
   const routes = [

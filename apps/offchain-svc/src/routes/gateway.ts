@@ -7,6 +7,7 @@ import {
   createRateLimiter,
   defineRoute,
   sendRenderedJson,
+  type RateLimitSpec,
   type RenderedJson,
   type RouteDefinition,
 } from '@nrp/server';
@@ -15,6 +16,7 @@ import { MAX_MULTICALL_CALLS, MAX_RESULT_BYTES } from '../gateway';
 import { answerCcipRequest, cachedCcipAnswer, type GatewaySigning } from '../gateway-answers';
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
+import { l2GatewayRoutes } from './l2-gateway';
 
 /** What the gateway routes use besides the context. */
 export interface GatewayOptions {
@@ -105,7 +107,7 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
     'together (default 60000). Both are shared by replicas through Redis. A request refused as invalid counts ' +
     'against its client’s share only, never the ceiling, and answers served from the cache do not count against ' +
     'the ceiling: a flood of bad requests from some addresses limits those addresses, not the others.';
-  const clientShare = {
+  const clientShare: RateLimitSpec = {
     name: 'gateway-client',
     windowMs: 60_000,
     limit: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
@@ -141,5 +143,7 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
       rateLimit: clientShare,
       handler: ({ body }, req, res) => answer(req, res, body.sender, body.data),
     }),
+    // The L2 gateway shares the ceiling and each client's share: one gateway to its callers.
+    ...l2GatewayRoutes(ctx, { admitOf: countAgainstCeiling, clientShare, onAnswer: options.onAnswer }),
   ];
 }
