@@ -1,5 +1,5 @@
 /** Records of L2 names, read from our L2Registry contracts over the L2's RPC node, all of one request at one block. */
-import { toQuantity } from 'ethers';
+import { isHexString, toQuantity } from 'ethers';
 import {
   readBlock,
   resolverInterface,
@@ -99,9 +99,11 @@ function checkedResult(call: RecordCall, raw: unknown, context: string): Buffer 
     }
   }
   if (typeof raw !== 'string' || canonical !== raw.toLowerCase()) {
-    const answered =
-      typeof raw === 'string' ? `${raw.slice(0, 74)}${raw.length > 74 ? '…' : ''}` : typeof raw;
-    throw rpcProblem(toUpstreamError(context, new Error(`answered ${answered}, not a ${fn} result`)));
+    // Said in our words: what a node answered is not repeated to clients.
+    const answered = isHexString(raw) ? `${(raw.length - 2) / 2} bytes` : 'no hex data';
+    throw rpcProblem(
+      toUpstreamError(context, new Error(`answered ${answered}, not the ABI encoding of ${fn}'s result`)),
+    );
   }
   return Buffer.from(raw.slice(2), 'hex');
 }

@@ -59,6 +59,9 @@ Choices made where the contract is silent:
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.
 - **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.
+- **L2 gateway** (\`/api/v1/gateway/l2/{network}/{registry}\`): records of subnames on Base read from our L2Registry
+  at the L2's latest block (at most L2_MAX_BLOCK_AGE_SECONDS old), cached L2_ANSWER_CACHE_MS, signed with the same key;
+  an unreachable, stale, lying or garbage-answering L2 RPC node is a 503 or 502, never a signed answer.
 - **Webhooks** (\`/api/v1/webhooks\`) belong to an API key and receive the events of its parents: \`subname.*\` from
   this service, \`image.*\` from metadata-svc and \`mint.signed\` from mint-svc, which write them to their own
   outbox in the transaction of the change and relay them to \`POST /internal/v1/events\` (no service reads another's
