@@ -215,13 +215,13 @@ export function decodeLookup(callData: string): GatewayLookup {
   }
 }
 
-function resultOf(lookup: GatewayLookup, resultOfCall: (call: RecordCall, index: number) => Buffer): Buffer {
-  const [only] = lookup.calls;
-  if (!lookup.multicall && only) return resultOfCall(only, 0);
+function resultOf<T>(multicall: boolean, perCall: readonly T[], resultOfCall: (item: T) => Buffer): Buffer {
+  const [only] = perCall;
+  if (!multicall && only !== undefined) return resultOfCall(only);
   const results: Buffer[] = [];
   let bytes = 0;
-  for (const [index, call] of lookup.calls.entries()) {
-    const result = resultOfCall(call, index);
+  for (const item of perCall) {
+    const result = resultOfCall(item);
     bytes += result.length + WORD;
     if (bytes > MAX_RESULT_BYTES) {
       throw unsupported(`the answer would exceed ${MAX_RESULT_BYTES} bytes; split the multicall`);
@@ -232,15 +232,16 @@ function resultOf(lookup: GatewayLookup, resultOfCall: (call: RecordCall, index:
 }
 
 /**
- * The ABI-encoded result of the lookup: each call's result from `resultOfCall` (a multicall's as `bytes[]`); a
- * ProblemError if it exceeds MAX_RESULT_BYTES.
+ * The ABI-encoded result of a lookup (`multicall`: its results as `bytes[]`) from one item per call, in the calls'
+ * order, each turned into its call's result by `resultOfCall`; a ProblemError if it exceeds MAX_RESULT_BYTES.
  */
-export function encodeLookupResult(
-  lookup: GatewayLookup,
-  resultOfCall: (call: RecordCall, index: number) => Buffer,
+export function encodeLookupResult<T>(
+  multicall: boolean,
+  perCall: readonly T[],
+  resultOfCall: (item: T) => Buffer,
 ): Buffer {
   try {
-    return resultOf(lookup, resultOfCall);
+    return resultOf(multicall, perCall, resultOfCall);
   } catch (err) {
     if (!(err instanceof GatewayRequestError)) throw err;
     throw gatewayProblem(err.problem, err.message);
@@ -249,7 +250,9 @@ export function encodeLookupResult(
 
 /** The ABI-encoded result of the lookup's calls from `records` (none: every record unset); a ProblemError if too big. */
 export function answerCalls(lookup: GatewayLookup, records: GatewayRecords | undefined): Buffer {
-  return encodeLookupResult(lookup, (call) => answerRecordCall(call, records ?? EMPTY));
+  return encodeLookupResult(lookup.multicall, lookup.calls, (call) =>
+    answerRecordCall(call, records ?? EMPTY),
+  );
 }
 
 /** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */

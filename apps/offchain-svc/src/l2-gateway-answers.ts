@@ -46,10 +46,10 @@ export function cachedL2Answer(gateway: L2Gateway, request: L2CcipRequest): Rend
 }
 
 /**
- * The answer to an L2 lookup of a served registry (`checkServedRegistry`) the cache does not hold: decoded (a 400 before any read, never cached), admitted by
- * `admit` (the gateway ceiling), every record call read from the registry at one L2 block with node =
- * namehash(the DNS-encoded name), signed and cached. A name that does not normalise answers every record empty
- * without a read. A failed read throws its problem: nothing is signed or cached.
+ * The answer to an L2 lookup of a served registry (`checkServedRegistry`) that the cache does not hold: decoded (a
+ * 400 before any read, never cached), admitted by `admit` (the gateway ceiling), every record call read from the
+ * registry at one L2 block with node = namehash(the DNS-encoded name), signed and cached. A name that does not
+ * normalise answers every record empty without a read. A failed read throws its problem: nothing signed or cached.
  */
 export async function answerL2Request(
   gateway: L2Gateway,
@@ -64,7 +64,7 @@ export async function answerL2Request(
     result = answerCalls(lookup, undefined);
   } else {
     const results = await gateway.reader.read(request.network, request.registry, name, lookup.calls);
-    result = encodeLookupResult(lookup, (_call, index) => results[index] ?? Buffer.alloc(0));
+    result = encodeLookupResult(lookup.multicall, results, (read) => read);
   }
   const answer = signAnswer(gateway.signing, request, result);
   gateway.cache.set(cacheKey(request), answer, renderedBytes(answer), [], gateway.cache.generation());
