@@ -103,7 +103,8 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
     '**Rate limits.** Batch gateways carry many users’ lookups from a few addresses, so the gateway is not limited ' +
     'to an ordinary per-IP share: each client IP may use GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE (default 15000, a ' +
     'quarter of the ceiling: a batch gateway gets through, a few clients cannot take everything), and every ' +
-    'lookup that reaches the database counts against one ceiling of GATEWAY_RATE_LIMIT_PER_MINUTE for all clients ' +
+    'lookup that reaches the database (or, on the L2 gateway, the L2) counts against one ceiling of ' +
+    'GATEWAY_RATE_LIMIT_PER_MINUTE for all clients ' +
     'together (default 60000). Both are shared by replicas through Redis. A request refused as invalid counts ' +
     'against its client’s share only, never the ceiling, and answers served from the cache do not count against ' +
     'the ceiling: a flood of bad requests from some addresses limits those addresses, not the others.';
