@@ -125,7 +125,7 @@ export function createL2RecordReader(
   async function latestBlock(network: L2NetworkName): Promise<number> {
     const context = `latest block of ${network}`;
     const block = await readBlock(providers[network], 'latest', context).catch((err: unknown) => {
-      throw rpcProblem(toUpstreamError(context, err, `RPC node for ${network}`));
+      throw rpcProblem(toUpstreamError(context, err));
     });
     if (!block) throw rpcProblem(toUpstreamError(context, new Error('the node answered no latest block')));
     const highest = highestBlock.get(network) ?? 0;
@@ -158,7 +158,7 @@ export function createL2RecordReader(
       const node = namehash(name);
       const provider = providers[network];
       const context = `L2Registry ${registry} on ${network} at block ${blockNumber}`;
-      // Sent in the same tick: ethers sends them as one JSON-RPC batch, one round trip.
+      // Sent in the same tick: ethers sends them as one JSON-RPC batch (up to its 100 calls), one round trip.
       const answers = await Promise.all(
         calls.map((call) =>
           provider.send('eth_call', [

@@ -6,12 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createPublicClient, http, type Address } from 'viem';
+import { createPublicClient, http, type Abi, type Address } from 'viem';
 import { getEnsAddress, getEnsText } from 'viem/actions';
 import { resolverInterface } from '@nrp/chain';
-import { deployContract, l2NameResolverArtifact } from '@nrp/contracts';
-import { encodeContenthash } from '@nrp/ens';
-import { startEnsChain, type EnsChain } from '@nrp/testkit';
+import { deployContract, l2NameResolverArtifact, universalResolverArtifact } from '@nrp/contracts';
+import { dnsEncode, encodeContenthash } from '@nrp/ens';
+import { LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, IPFS, startTestService, type TestService } from './helpers';
 import { L2_CHAIN_ID, startL2Chain, type L2Chain } from './l2-chain';
 import {
@@ -222,5 +222,21 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
     expect(
       await getEnsText(client, { name: 'nobody.l2.eth', key: 'description', universalResolverAddress }),
     ).toBeNull();
+
+    // A whole profile (ENSIP-22) through the universal resolver: one gateway request, one block read on the L2.
+    let gatewayRequests = 0;
+    server.on('request', () => (gatewayRequests += 1));
+    l2.proxy.reset();
+    const fns = ['addr(bytes32)', 'text', 'contenthash'];
+    const profile = multicall([addrCall(NAME), textCall(NAME, 'description'), contenthashCall(NAME)]);
+    const [answer] = (await client.readContract({
+      address: universalResolverAddress,
+      abi: universalResolverArtifact.abi as Abi,
+      functionName: 'resolveWithGateways',
+      args: [dnsEncode(NAME), profile, [LOCAL_BATCH_GATEWAY]],
+    })) as readonly [string, Address];
+    expect(decodeMulticall(answer, fns)).toEqual([ALICE, 'carol on base', encodeContenthash(IPFS)]);
+    expect(gatewayRequests).toBe(1);
+    expect(l2.proxy.methods().filter((m) => m === 'eth_getBlockByNumber')).toHaveLength(1);
   });
 });

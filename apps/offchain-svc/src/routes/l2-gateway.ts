@@ -86,7 +86,8 @@ export function l2GatewayRoutes(ctx: OffchainContext, options: L2GatewayOptions)
     'arguments, the node replaced by namehash(the DNS-encoded name): the name decides, not the node inside `data`. ' +
     'A name the registry does not hold (or holds expired) answers every record empty, signed; a name that does not ' +
     'normalise answers every record empty without a read. All reads of one request are made at ONE block: the L2 ' +
-    'RPC node’s latest block is fetched first, then every `eth_call` at that block number (one JSON-RPC batch).\n\n' +
+    'RPC node’s latest block is fetched first, then every `eth_call` at that block number, sent together (one JSON-RPC batch per ' +
+    '100 calls).\n\n' +
     '**Staleness bound.** The latest block must be at most L2_MAX_BLOCK_AGE_SECONDS old ' +
     `(now ${config.L2_MAX_BLOCK_AGE_SECONDS} s), else 503 \`L2_STALE\`. Signed answers are kept per replica for ` +
     `the identical request (network, registry, sender, callData) for L2_ANSWER_CACHE_MS (now ${cacheSeconds} s, ` +
@@ -97,7 +98,7 @@ export function l2GatewayRoutes(ctx: OffchainContext, options: L2GatewayOptions)
     '(GATEWAY_SIGNER_KEY, the same key and digest as the offchain gateway) for `sender`, `expires` = signing time + ' +
     'GATEWAY_TTL_SECONDS. The L1 resolver trusts whatever this key signs; the L2 state is not proven on L1 ' +
     '(libs/contracts/README.md, “What is trusted”). So a doubtful read is never signed: the L2 RPC node unreachable ' +
-    'or timing out is 503 `L2_UNAVAILABLE` with `Retry-After`; a latest block lower than one this replica already ' +
+    'or timing out is 503 `L2_UNAVAILABLE` with `Retry-After` (seconds); a latest block lower than one this replica already ' +
     'saw from that L2 (a node lying about, or lagging in, block height), an RPC error, or an `eth_call` answer that ' +
     'is not the exact ABI encoding of the function’s result (wrong length, bad offsets, an address word with ' +
     'nonzero high bytes, a text that is not UTF-8) is 502 `UPSTREAM_ERROR`. Every problem carries `message` (what ' +
