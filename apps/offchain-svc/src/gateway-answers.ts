@@ -76,7 +76,7 @@ export async function answerCcipRequest(
   signing: GatewaySigning,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {
-  signerKeyOf(signing);
+  signerKeyOf(signing); // 503 before any work when no key is set
   const { sender, callData } = request;
   const cache = caches.gateway;
   const generation = cache.generation();

@@ -55,7 +55,7 @@ export async function answerL2Request(
   gateway: L2Gateway,
   request: L2CcipRequest & { admit: () => Promise<void> },
 ): Promise<RenderedJson> {
-  signerKeyOf(gateway.signing);
+  signerKeyOf(gateway.signing); // 503 before any work when no key is set
   const lookup = decodeLookup(request.callData);
   await request.admit();
   const { name } = lookup;
