@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
-import { networksEnvSchema, originListSchema } from '@nrp/chain';
+import { l2NetworksEnvSchema, networksEnvSchema, originListSchema } from '@nrp/chain';
 import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
 import { ethAddress } from '@nrp/validation';
 
@@ -21,6 +21,7 @@ const nameList = z.string().transform((value, ctx) => {
 
 export const configSchema = baseConfigSchema(3003)
   .extend(networksEnvSchema.shape)
+  .extend(l2NetworksEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,
@@ -50,6 +51,16 @@ export const configSchema = baseConfigSchema(3003)
      * with at least GATEWAY_TTL_SECONDS - ANSWER_CACHE_SECONDS of validity left.
      */
     ANSWER_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+    /**
+     * L2 gateway: an L2 whose latest block is older than this (seconds) is stale, answered 503 L2_STALE, never
+     * signed (Base makes a block every 2 s: a minute means its RPC node stopped following the chain).
+     */
+    L2_MAX_BLOCK_AGE_SECONDS: positiveInt.max(3600).default(60),
+    /**
+     * L2 gateway: how long a signed answer read from the L2 is served again to the identical request, in ms (0: off;
+     * default one Base block). The bound on what the cache adds to staleness; less than GATEWAY_TTL_SECONDS.
+     */
+    L2_ANSWER_CACHE_MS: nonNegativeInt.max(60_000).default(2000),
     /** Memory of each answer cache (gateway answers, subname reads) in MiB. */
     ANSWER_CACHE_MB: positiveInt.max(4096).default(32),
     /** SHA-256 (hex) of an API key to install at start-up (e.g. from a secret), valid for BOOTSTRAP_API_KEY_PARENTS. */
@@ -101,6 +112,13 @@ export const configSchema = baseConfigSchema(3003)
         code: 'custom',
         path: ['ANSWER_CACHE_SECONDS'],
         message: 'must be less than GATEWAY_TTL_SECONDS',
+      });
+    }
+    if (config.L2_ANSWER_CACHE_MS >= config.GATEWAY_TTL_SECONDS * 1000) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['L2_ANSWER_CACHE_MS'],
+        message: 'must be less than GATEWAY_TTL_SECONDS (in ms)',
       });
     }
   });

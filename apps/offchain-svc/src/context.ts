@@ -4,6 +4,7 @@ import type { NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { Config } from './config';
+import type { L2Gateway } from './l2-gateway-answers';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
 import type { NameControlReader } from './name-control';
@@ -28,6 +29,8 @@ export interface OffchainContext extends ServiceContext<Config> {
     /** Subname reads by full name and by namehash; null: no such subname. */
     subnames: AnswerCache<RenderedJson | null>;
   };
+  /** The CCIP-Read gateway of L2 names: the L2 record reader, its short answer cache (never invalidated), signing. */
+  l2Gateway: L2Gateway;
 }
 
 /** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */

@@ -3,11 +3,9 @@ import { signOffchainResolverResponse } from '@nrp/chain';
 import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
-import type { Kysely } from 'kysely';
 import type { OffchainContext } from './context';
-import type { OffchainDatabase } from './data/schema';
 import { findRecordsByName } from './data/subnames';
-import { answerCalls, decodeLookup, gatewayProblem, type GatewayLookup } from './gateway';
+import { answerCalls, decodeLookup, gatewayProblem } from './gateway';
 import { offchainProblems } from './problems';
 
 export interface GatewaySigning {
@@ -18,37 +16,36 @@ export interface GatewaySigning {
   now: () => number;
 }
 
-const notConfigured = () =>
-  gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
-
-/** The body of a signed answer. */
-interface SignedAnswer {
-  data: string;
+/** The signing key, or 503 GATEWAY_NOT_CONFIGURED when the operator set none. */
+export function signerKeyOf(signing: GatewaySigning): string {
+  if (!signing.signerKey) {
+    throw gatewayProblem(offchainProblems.GATEWAY_NOT_CONFIGURED, 'This gateway has no signing key.');
+  }
+  return signing.signerKey;
 }
 
 /**
- * The signed EIP-3668 answer to a decoded lookup for `sender` and its `callData`: the resolver call(s) answered from
- * the stored records of the name (every record unset for a name the service does not hold), `abi.encode(result,
- * expires, signature)` with `expires` = now + ttlSeconds. One indexed read and one signature.
+ * The signed EIP-3668 answer to `callData` from `sender`, rendered: `abi.encode(result, expires, signature)` with
+ * `expires` = now + ttlSeconds, the one signing path of both gateways.
  */
-async function answerLookup(
-  db: Kysely<OffchainDatabase>,
-  signing: GatewaySigning & { signerKey: string },
-  sender: string,
-  callData: string,
-  lookup: GatewayLookup,
-): Promise<SignedAnswer> {
-  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
-  const result = answerCalls(lookup, records);
-  const expires = Math.floor(signing.now() / 1000) + signing.ttlSeconds;
+export function signAnswer(
+  signing: GatewaySigning,
+  request: { sender: string; callData: string },
+  result: Buffer,
+): RenderedJson {
   const data = signOffchainResolverResponse({
-    signerKey: signing.signerKey,
-    sender,
-    request: callData,
+    signerKey: signerKeyOf(signing),
+    sender: request.sender,
+    request: request.callData,
     result: `0x${result.toString('hex')}` as Hex,
-    expires,
+    expires: Math.floor(signing.now() / 1000) + signing.ttlSeconds,
   });
-  return { data };
+  return renderJson({ data });
+}
+
+/** What a rendered answer takes in an answer cache. */
+export function renderedBytes(answer: RenderedJson): number {
+  return answer.body.length + 2 * answer.etag.length;
 }
 
 /** The cache key of a lookup: hex is compared case-insensitively. */
@@ -79,19 +76,18 @@ export async function answerCcipRequest(
   signing: GatewaySigning,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {
-  const { signerKey } = signing;
-  if (!signerKey) throw notConfigured();
+  signerKeyOf(signing); // 503 before any work when no key is set
   const { sender, callData } = request;
   const cache = caches.gateway;
   const generation = cache.generation();
   const lookup = decodeLookup(callData);
   await request.admit();
-  const answer = renderJson(await answerLookup(db, { ...signing, signerKey }, sender, callData, lookup));
-  const bytes = answer.body.length + 2 * answer.etag.length;
+  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
+  const answer = signAnswer(signing, request, answerCalls(lookup, records));
   cache.set(
     cacheKey(sender, callData),
     answer,
-    bytes,
+    renderedBytes(answer),
     lookup.name === undefined ? [] : [lookup.name],
     generation,
   );

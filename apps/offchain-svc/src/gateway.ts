@@ -99,7 +99,7 @@ function contenthashBytes(records: GatewayRecords): Buffer {
 }
 
 /** One record call, decoded. */
-type RecordCall =
+export type RecordCall =
   | { kind: 'addr' }
   | { kind: 'addrWithCoin'; coinType: bigint }
   | { kind: 'text'; key: string }
@@ -215,13 +215,13 @@ export function decodeLookup(callData: string): GatewayLookup {
   }
 }
 
-function resultOf(lookup: GatewayLookup, records: GatewayRecords): Buffer {
-  const [only] = lookup.calls;
-  if (!lookup.multicall && only) return answerRecordCall(only, records);
+function resultOf<T>(multicall: boolean, perCall: readonly T[], resultOfCall: (item: T) => Buffer): Buffer {
+  const [only] = perCall;
+  if (!multicall && only !== undefined) return resultOfCall(only);
   const results: Buffer[] = [];
   let bytes = 0;
-  for (const call of lookup.calls) {
-    const result = answerRecordCall(call, records);
+  for (const item of perCall) {
+    const result = resultOfCall(item);
     bytes += result.length + WORD;
     if (bytes > MAX_RESULT_BYTES) {
       throw unsupported(`the answer would exceed ${MAX_RESULT_BYTES} bytes; split the multicall`);
@@ -231,14 +231,28 @@ function resultOf(lookup: GatewayLookup, records: GatewayRecords): Buffer {
   return encodeMulticallResult(results);
 }
 
-/** The ABI-encoded result of the lookup's calls from `records` (none: every record unset); a ProblemError if too big. */
-export function answerCalls(lookup: GatewayLookup, records: GatewayRecords | undefined): Buffer {
+/**
+ * The ABI-encoded result of a lookup (`multicall`: its results as `bytes[]`) from one item per call, in the calls'
+ * order, each turned into its call's result by `resultOfCall`; a ProblemError if it exceeds MAX_RESULT_BYTES.
+ */
+export function encodeLookupResult<T>(
+  multicall: boolean,
+  perCall: readonly T[],
+  resultOfCall: (item: T) => Buffer,
+): Buffer {
   try {
-    return resultOf(lookup, records ?? EMPTY);
+    return resultOf(multicall, perCall, resultOfCall);
   } catch (err) {
     if (!(err instanceof GatewayRequestError)) throw err;
     throw gatewayProblem(err.problem, err.message);
   }
+}
+
+/** The ABI-encoded result of the lookup's calls from `records` (none: every record unset); a ProblemError if too big. */
+export function answerCalls(lookup: GatewayLookup, records: GatewayRecords | undefined): Buffer {
+  return encodeLookupResult(lookup.multicall, lookup.calls, (call) =>
+    answerRecordCall(call, records ?? EMPTY),
+  );
 }
 
 /** EIP-3668 clients read `message` from an error body; problem+json carries it next to `detail`. */

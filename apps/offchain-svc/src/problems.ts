@@ -76,4 +76,19 @@ export const offchainProblems = defineProblems({
     title: 'CCIP-Read gateway not configured',
     hint: 'The operator must set GATEWAY_SIGNER_KEY.',
   },
+  L2_REGISTRY_NOT_SERVED: {
+    status: 404,
+    title: 'L2 registry not served',
+    hint: 'This gateway reads only the L2Registry contracts in <L2>_L2_REGISTRIES (e.g. BASE_SEPOLIA_L2_REGISTRIES); check the resolver URL or ask the operator to add the registry.',
+  },
+  L2_UNAVAILABLE: {
+    status: 503,
+    title: 'L2 unavailable',
+    hint: 'The L2 RPC node did not answer (unreachable or timed out); nothing was signed. Retry after `Retry-After` seconds.',
+  },
+  L2_STALE: {
+    status: 503,
+    title: 'L2 state too old',
+    hint: 'The L2 RPC node’s latest block is older than L2_MAX_BLOCK_AGE_SECONDS (the node is not syncing); nothing was signed. Retry after `Retry-After` seconds.',
+  },
 });

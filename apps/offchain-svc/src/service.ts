@@ -1,5 +1,5 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createNetworkProviders, networksFromEnv } from '@nrp/chain';
+import { createL2Providers, createNetworkProviders, l2NetworksFromEnv, networksFromEnv } from '@nrp/chain';
 import {
   createApp,
   createServiceMetrics,
@@ -24,6 +24,7 @@ import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { parentRoutes } from './routes/parents';
 import { AnswerCache } from './answer-cache';
+import { createL2RecordReader } from './l2-records';
 import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
@@ -58,6 +59,9 @@ Choices made where the contract is silent:
 - **Delete** answers 204 with no body.
 - **Search** orders by label (then parent name); \`page\` is at most 10000.
 - **Gateway** (EIP-3668): unknown names answer every record as unset (zero address, empty bytes or string), signed.
+- **L2 gateway** (\`/api/v1/gateway/l2/{network}/{registry}\`): records of subnames on Base read from our L2Registry
+  at the L2's latest block (at most L2_MAX_BLOCK_AGE_SECONDS old), cached L2_ANSWER_CACHE_MS, signed with the same key;
+  an unreachable, stale, lying or garbage-answering L2 RPC node is a 503 or 502, never a signed answer.
 - **Webhooks** (\`/api/v1/webhooks\`) belong to an API key and receive the events of its parents: \`subname.*\` from
   this service, \`image.*\` from metadata-svc and \`mint.signed\` from mint-svc, which write them to their own
   outbox in the transaction of the change and relay them to \`POST /internal/v1/events\` (no service reads another's
@@ -126,6 +130,20 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     gateway: new AnswerCache(cacheLimits),
     subnames: new AnswerCache(cacheLimits),
   };
+  const l2Networks = l2NetworksFromEnv(config);
+  const l2Gateway: OffchainContext['l2Gateway'] = {
+    reader: createL2RecordReader(l2Networks, createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown), {
+      maxBlockAgeSeconds: config.L2_MAX_BLOCK_AGE_SECONDS,
+      now: () => now().getTime(),
+    }),
+    // Its own cache: no key can meet an offchain answer, and offchain writes never drop L2 answers.
+    cache: new AnswerCache({ ...cacheLimits, ttlMs: config.L2_ANSWER_CACHE_MS, now: () => now().getTime() }),
+    signing: {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      now: () => now().getTime(),
+    },
+  };
   const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
     config,
@@ -138,6 +156,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     nameControl: cachedNameControl(providers, config.NAME_CONTROL_CACHE_MS, () => now().getTime()),
     now,
     caches,
+    l2Gateway,
   };
 
   const routes = [

@@ -40,6 +40,28 @@ describe('offchain-svc configuration', () => {
     );
   });
 
+  it('L2 gateway: a 60 s block age limit and a 2 s answer cache by default, the cache below the answer TTL', () => {
+    expect(loadConfig(configSchema, {})).toMatchObject({
+      L2_MAX_BLOCK_AGE_SECONDS: 60,
+      L2_ANSWER_CACHE_MS: 2000,
+    });
+    expect(() =>
+      loadConfig(configSchema, {
+        GATEWAY_TTL_SECONDS: '2',
+        ANSWER_CACHE_SECONDS: '1',
+        L2_ANSWER_CACHE_MS: '2000',
+      }),
+    ).toThrow(/^Invalid configuration: L2_ANSWER_CACHE_MS: must be less than GATEWAY_TTL_SECONDS/);
+    expect(() => loadConfig(configSchema, { L2_MAX_BLOCK_AGE_SECONDS: '0' })).toThrow(
+      /^Invalid configuration: L2_MAX_BLOCK_AGE_SECONDS:/,
+    );
+    expect(
+      loadConfig(configSchema, {
+        BASE_SEPOLIA_L2_REGISTRIES: ' 0x5FbDB2315678afecb367f032d93F642f64180aa3 ,',
+      }),
+    ).toMatchObject({ BASE_SEPOLIA_L2_REGISTRIES: ['0x5FbDB2315678afecb367f032d93F642f64180aa3'] });
+  });
+
   it('refuses NODE_ENV=production without DATABASE_URL (PGlite is for development)', () => {
     expect(() => loadConfig(configSchema, { NODE_ENV: 'production', PGLITE_DATA_DIR: '/data' })).toThrow(
       /^Invalid configuration: DATABASE_URL: required when NODE_ENV=production/,

@@ -125,27 +125,30 @@ export async function readLogs(
 }
 
 /**
- * Block `blockNumber` of the chain as the node has it now (null when it has none), sent as is like readLogs: the
- * hash a follower compares to find a reorganisation must never come from ethers' cache. Garbage is an UpstreamError.
+ * Block `blockNumber` (or the node's head, `latest`) of the chain as the node has it now (null when it has none),
+ * sent as is like readLogs: the hash a follower compares to find a reorganisation, or the head a gateway reads at,
+ * must never come from ethers' cache. Garbage is an UpstreamError.
  */
 export async function readBlock(
   provider: JsonRpcApiProvider,
-  blockNumber: number,
+  blockNumber: number | 'latest',
   context: string,
 ): Promise<BlockHeader | null> {
   let answer: unknown;
   try {
-    answer = await provider.send('eth_getBlockByNumber', [toQuantity(blockNumber), false]);
+    const tag = blockNumber === 'latest' ? blockNumber : toQuantity(blockNumber);
+    answer = await provider.send('eth_getBlockByNumber', [tag, false]);
   } catch (err) {
     throw toUpstreamError(context, err);
   }
   if (answer === null) return null;
   const block = (typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
-  if (!isQuantity(block.number) || Number(block.number) !== blockNumber || !isBytes32(block.hash)) {
+  const asked = blockNumber === 'latest' || Number(block.number) === blockNumber;
+  if (!isQuantity(block.number) || !asked || !isBytes32(block.hash)) {
     throw toUpstreamError(context, new Error(`the node answered no block ${blockNumber}`));
   }
   if (!isQuantity(block.timestamp)) throw toUpstreamError(context, new Error('a block without a timestamp'));
-  return { number: blockNumber, hash: block.hash, timestamp: Number(block.timestamp) };
+  return { number: Number(block.number), hash: block.hash, timestamp: Number(block.timestamp) };
 }
 
 /** The node's head block number now, sent as is like readBlock (ethers may answer an earlier head for 250 ms). */

@@ -6,8 +6,8 @@ import { ensRegistryInterface, readBlock, readLogs, UpstreamError } from '../src
 const REGISTRY = '0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e';
 const transferTopic = ensRegistryInterface.getEvent('Transfer')?.topicHash ?? '';
 
-/** A JSON-RPC node answering every eth_getLogs with `logs` (and eth_chainId with sepolia's). */
-async function fakeNode(logs: unknown[]): Promise<{ server: Server; url: string }> {
+/** A JSON-RPC node answering every call with `logs` (a block for eth_getBlockByNumber) and eth_chainId with sepolia's. */
+async function fakeNode(logs: unknown): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -82,6 +82,26 @@ describe('readLogs', () => {
       await expect(readBlock(provider, 5, 'test')).rejects.toBeInstanceOf(UpstreamError);
     } finally {
       provider.destroy();
+    }
+  });
+
+  it('readBlock latest: the head the node answers, a block without a number is an UpstreamError', async () => {
+    const head = { number: '0x7', hash: zeroPadValue('0x0b', 32), timestamp: '0x10' };
+    for (const [answer, expected] of [
+      [head, { number: 7, hash: head.hash, timestamp: 16 }],
+      [{ ...head, number: 'seven' }, undefined],
+    ] as const) {
+      const node = await fakeNode(answer);
+      servers.push(node.server);
+      const provider = new JsonRpcProvider(node.url, 11155111, { staticNetwork: true });
+      try {
+        const read = readBlock(provider, 'latest', 'test');
+        await (expected
+          ? expect(read).resolves.toEqual(expected)
+          : expect(read).rejects.toBeInstanceOf(UpstreamError));
+      } finally {
+        provider.destroy();
+      }
     }
   });
 

@@ -10,9 +10,10 @@ export interface SeenRpcCall {
 
 /**
  * What the proxy does with a call instead of forwarding it: answer `result` in its place (the rest of the request is
- * forwarded), answer the whole HTTP request with a body that is not JSON, or drop the connection (a node gone).
+ * forwarded), answer the whole HTTP request with a body that is not JSON, drop the connection (a node gone), or
+ * never answer the request (a node hanging: the client's timeout decides).
  */
-export type RpcFault = { result: unknown } | 'not-json' | 'drop';
+export type RpcFault = { result: unknown } | 'not-json' | 'drop' | 'hang';
 
 export interface RpcProxy {
   /** `http://127.0.0.1:{port}` */
@@ -87,6 +88,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       req.socket.destroy();
       return;
     }
+    if (faults.includes('hang')) return;
     if (faults.includes('not-json')) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('<html>502 Bad Gateway</html>');
       return;

@@ -7,6 +7,7 @@ import {
   createRateLimiter,
   defineRoute,
   sendRenderedJson,
+  type RateLimitSpec,
   type RenderedJson,
   type RouteDefinition,
 } from '@nrp/server';
@@ -15,6 +16,7 @@ import { MAX_MULTICALL_CALLS, MAX_RESULT_BYTES } from '../gateway';
 import { answerCcipRequest, cachedCcipAnswer, type GatewaySigning } from '../gateway-answers';
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
+import { l2GatewayRoutes } from './l2-gateway';
 
 /** What the gateway routes use besides the context. */
 export interface GatewayOptions {
@@ -101,11 +103,12 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
     '**Rate limits.** Batch gateways carry many users’ lookups from a few addresses, so the gateway is not limited ' +
     'to an ordinary per-IP share: each client IP may use GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE (default 15000, a ' +
     'quarter of the ceiling: a batch gateway gets through, a few clients cannot take everything), and every ' +
-    'lookup that reaches the database counts against one ceiling of GATEWAY_RATE_LIMIT_PER_MINUTE for all clients ' +
+    'lookup that reaches the database (or, on the L2 gateway, the L2) counts against one ceiling of ' +
+    'GATEWAY_RATE_LIMIT_PER_MINUTE for all clients ' +
     'together (default 60000). Both are shared by replicas through Redis. A request refused as invalid counts ' +
     'against its client’s share only, never the ceiling, and answers served from the cache do not count against ' +
     'the ceiling: a flood of bad requests from some addresses limits those addresses, not the others.';
-  const clientShare = {
+  const clientShare: RateLimitSpec = {
     name: 'gateway-client',
     windowMs: 60_000,
     limit: config.GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE,
@@ -141,5 +144,7 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
       rateLimit: clientShare,
       handler: ({ body }, req, res) => answer(req, res, body.sender, body.data),
     }),
+    // The L2 gateway shares the ceiling and each client's share: one gateway to its callers.
+    ...l2GatewayRoutes(ctx, { admitOf: countAgainstCeiling, clientShare, onAnswer: options.onAnswer }),
   ];
 }

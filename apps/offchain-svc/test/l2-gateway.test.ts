@@ -1,0 +1,242 @@
+/**
+ * The CCIP-Read gateway of L2 names through HTTP, reading a real L2Registry on anvil (84532) behind an RPC proxy,
+ * and resolved end to end from L1 (ENS on a second anvil, the parent's L2NameResolver pointing at this service)
+ * with viem's getEnsAddress / getEnsText.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { createPublicClient, http, type Abi, type Address } from 'viem';
+import { getEnsAddress, getEnsText } from 'viem/actions';
+import { resolverInterface } from '@nrp/chain';
+import { deployContract, l2NameResolverArtifact, universalResolverArtifact } from '@nrp/contracts';
+import { dnsEncode, encodeContenthash } from '@nrp/ens';
+import { LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { ALICE, BOB, IPFS, startTestService, type TestService } from './helpers';
+import { L2_CHAIN_ID, startL2Chain, type L2Chain } from './l2-chain';
+import {
+  BASE_COIN,
+  SENDER,
+  SIGNER,
+  addrCall,
+  coinCall,
+  contenthashCall,
+  decodeMulticall,
+  multicall,
+  resolveCall,
+  textCall,
+  verifiedResult,
+} from './l2-gateway-helpers';
+
+const NAME = 'carol.l2.eth';
+const CACHE_MS = 2000;
+
+describe('L2 gateway: records of L2Registry names, signed', () => {
+  let l2: L2Chain;
+  let l1: EnsChain;
+  let svc: TestService;
+  let server: Server;
+  let base: string;
+  /** The service's clock: the real one moved by `clockOffsetMs`, or stopped at `stoppedAt` while a test needs it. */
+  let clockOffsetMs = 0;
+  let stoppedAt: number | undefined;
+  const path = () => `/api/v1/gateway/l2/base-sepolia/${l2.registry}`;
+  const get = (callData: string) => request(svc.app).get(`${path()}/${SENDER}/${callData}.json`);
+  const post = (callData: string) => request(svc.app).post(path()).send({ sender: SENDER, data: callData });
+
+  beforeAll(async () => {
+    [l2, l1] = await Promise.all([startL2Chain(), startEnsChain()]);
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    svc = await startTestService(
+      {
+        GATEWAY_SIGNER_KEY: SIGNER.privateKey,
+        BASE_SEPOLIA_RPC_URL: l2.proxy.url,
+        BASE_SEPOLIA_L2_REGISTRIES: l2.registry,
+        // anvil mines only on transactions: generous, so the clock moved by the tests never makes the head stale.
+        L2_MAX_BLOCK_AGE_SECONDS: '600',
+      },
+      { now: () => new Date((stoppedAt ?? Date.now()) + clockOffsetMs) },
+    );
+    server.on('request', svc.app);
+    await l2.register('carol');
+    await l2.setRecord('setAddr', NAME, [ALICE]);
+    await l2.setRecord('setAddr', NAME, [BigInt(BASE_COIN), BOB.toLowerCase()]);
+    await l2.setRecord('setText', NAME, ['description', 'carol on base']);
+    await l2.setRecord('setContenthash', NAME, [encodeContenthash(IPFS)]);
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await svc?.close();
+    await Promise.all([l2?.stop(), l1?.stop()]);
+  });
+
+  beforeEach(() => {
+    // Each test starts past the answer cache of the one before.
+    clockOffsetMs += CACHE_MS;
+    stoppedAt = undefined;
+    l2.proxy.reset();
+  });
+
+  it.each([
+    ['addr(bytes32)', addrCall(NAME), ALICE],
+    ['addr(bytes32,uint256)', coinCall(NAME, BASE_COIN), BOB.toLowerCase()],
+    ['text(bytes32,string)', textCall(NAME, 'description'), 'carol on base'],
+    ['contenthash(bytes32)', contenthashCall(NAME), encodeContenthash(IPFS)],
+  ])('answers %s from the registry, signed by the gateway key (GET)', async (fn, inner, expected) => {
+    const callData = resolveCall(NAME, inner);
+    const res = await get(callData).expect(200);
+    const result = verifiedResult(res.body.data, callData);
+    expect(resolverInterface.decodeFunctionResult(fn, result)[0]).toBe(expected);
+  });
+
+  it('answers a whole profile (multicall, POST) from one block: the block first, then one batch of eth_calls', async () => {
+    const fns = ['addr(bytes32)', 'addr(bytes32,uint256)', 'text', 'text', 'contenthash'];
+    const inner = multicall([
+      addrCall(NAME),
+      coinCall(NAME, BASE_COIN),
+      textCall(NAME, 'description'),
+      textCall(NAME, 'url'),
+      contenthashCall(NAME),
+    ]);
+    const callData = resolveCall(NAME, inner);
+    const res = await post(callData).expect(200);
+    expect(decodeMulticall(verifiedResult(res.body.data, callData), fns)).toEqual([
+      ALICE,
+      BOB.toLowerCase(),
+      'carol on base',
+      '',
+      encodeContenthash(IPFS),
+    ]);
+    expect(l2.proxy.requests()).toBe(2);
+    const [block, ...calls] = l2.proxy.seen;
+    expect(block).toMatchObject({ method: 'eth_getBlockByNumber', params: ['latest', false] });
+    const latest = await l2.block('latest');
+    expect(calls.map((c) => [c.method, c.params[1]])).toEqual(fns.map(() => ['eth_call', latest.number]));
+  });
+
+  it('reads at namehash(the DNS-encoded name), whatever node the call carries', async () => {
+    const callData = resolveCall(NAME, textCall('someone.else.eth', 'description'));
+    const res = await get(callData).expect(200);
+    expect(resolverInterface.decodeFunctionResult('text', verifiedResult(res.body.data, callData))[0]).toBe(
+      'carol on base',
+    );
+  });
+
+  it('answers a name the registry does not hold with empty records, signed', async () => {
+    const name = 'nobody.l2.eth';
+    const callData = resolveCall(name, multicall([addrCall(name), textCall(name, 'description')]));
+    const res = await post(callData).expect(200);
+    expect(decodeMulticall(verifiedResult(res.body.data, callData), ['addr(bytes32)', 'text'])).toEqual([
+      '0x0000000000000000000000000000000000000000',
+      '',
+    ]);
+  });
+
+  it('answers a name that does not normalise with empty records, without reading the L2', async () => {
+    const dns = new Uint8Array([3, 0x61, 0x20, 0x62, 2, 0x6c, 0x32, 3, 0x65, 0x74, 0x68, 0]); // "a b.l2.eth"
+    const callData = resolveCall(dns, textCall(NAME, 'description'));
+    const res = await get(callData).expect(200);
+    expect(resolverInterface.decodeFunctionResult('text', verifiedResult(res.body.data, callData))[0]).toBe(
+      '',
+    );
+    expect(l2.proxy.requests()).toBe(0);
+  });
+
+  it('serves an identical request from the cache for L2_ANSWER_CACHE_MS, then reads the change', async () => {
+    const callData = resolveCall(NAME, textCall(NAME, 'status'));
+    const text = (data: string) =>
+      resolverInterface.decodeFunctionResult('text', verifiedResult(data, callData))[0];
+    stoppedAt = Date.now();
+    expect(text((await get(callData).expect(200)).body.data)).toBe('');
+    await l2.setRecord('setText', NAME, ['status', 'changed on the L2']);
+    l2.proxy.reset();
+    clockOffsetMs += CACHE_MS - 1;
+    expect(text((await post(callData).expect(200)).body.data)).toBe('');
+    expect(l2.proxy.requests()).toBe(0);
+    clockOffsetMs += 1;
+    expect(text((await get(callData).expect(200)).body.data)).toBe('changed on the L2');
+    expect(l2.proxy.requests()).toBe(2);
+  });
+
+  it.each([
+    [
+      'an unknown network',
+      '/api/v1/gateway/l2/optimism/0x0000000000000000000000000000000000000001',
+      400,
+      'INVALID_INPUT',
+    ],
+    [
+      'a registry not served',
+      '/api/v1/gateway/l2/base-sepolia/0x0000000000000000000000000000000000000001',
+      404,
+      'L2_REGISTRY_NOT_SERVED',
+    ],
+    ['a registry served on another L2', '/api/v1/gateway/l2/base/{registry}', 404, 'L2_REGISTRY_NOT_SERVED'],
+  ])('refuses %s', async (_what, route, status, code) => {
+    const callData = resolveCall(NAME, addrCall(NAME));
+    const url = route.replace('{registry}', l2.registry);
+    const viaPost = await request(svc.app).post(url).send({ sender: SENDER, data: callData }).expect(status);
+    expect(viaPost.body.code).toBe(code);
+    const viaGet = await request(svc.app).get(`${url}/${SENDER}/${callData}.json`).expect(status);
+    expect(viaGet.body.code).toBe(code);
+    if (status === 404) expect(viaGet.body.message).toMatch(/does not serve L2Registry/);
+    expect(l2.proxy.requests()).toBe(0);
+  });
+
+  it.each([
+    ['not resolve(bytes,bytes)', '0x12345678', 'INVALID_CCIP_REQUEST'],
+    [
+      'a call the gateway does not answer',
+      resolveCall(NAME, '0x691f3431' + '00'.repeat(32)),
+      'UNSUPPORTED_RESOLVER_CALL',
+    ],
+    ['not hex', '0xzz', 'INVALID_INPUT'],
+  ])('refuses callData that is %s (400), never reading the L2', async (_what, callData, code) => {
+    expect((await get(callData).expect(400)).body.code).toBe(code);
+    expect((await post(callData).expect(400)).body.code).toBe(code);
+    expect(l2.proxy.requests()).toBe(0);
+  });
+
+  it('resolves end to end from L1: viem getEnsAddress / getEnsText through the parent’s L2NameResolver', async () => {
+    const url = `${base}/api/v1/gateway/l2/base-sepolia/${l2.registry}/{sender}/{data}.json`;
+    const deployer = l1.accounts[0]?.address ?? '';
+    const resolver = await deployContract(l1.ens.deployer, l2NameResolverArtifact, [
+      url,
+      [SIGNER.address],
+      L2_CHAIN_ID,
+      l2.registry,
+    ]);
+    await l1.ens.registerEthName('l2', deployer, { resolver: await resolver.getAddress() });
+    const client = createPublicClient({ transport: http(l1.anvil.rpcUrl) });
+    const universalResolverAddress = l1.contracts.universalResolver as Address;
+    expect(await getEnsAddress(client, { name: NAME, universalResolverAddress })).toBe(ALICE);
+    expect(
+      await getEnsAddress(client, { name: NAME, coinType: BigInt(BASE_COIN), universalResolverAddress }),
+    ).toBe(BOB.toLowerCase());
+    expect(await getEnsText(client, { name: NAME, key: 'description', universalResolverAddress })).toBe(
+      'carol on base',
+    );
+    expect(
+      await getEnsText(client, { name: 'nobody.l2.eth', key: 'description', universalResolverAddress }),
+    ).toBeNull();
+
+    // A whole profile (ENSIP-22) through the universal resolver: one gateway request, one block read on the L2.
+    let gatewayRequests = 0;
+    server.on('request', () => (gatewayRequests += 1));
+    l2.proxy.reset();
+    const fns = ['addr(bytes32)', 'text', 'contenthash'];
+    const profile = multicall([addrCall(NAME), textCall(NAME, 'description'), contenthashCall(NAME)]);
+    const [answer] = (await client.readContract({
+      address: universalResolverAddress,
+      abi: universalResolverArtifact.abi as Abi,
+      functionName: 'resolveWithGateways',
+      args: [dnsEncode(NAME), profile, [LOCAL_BATCH_GATEWAY]],
+    })) as readonly [string, Address];
+    expect(decodeMulticall(answer, fns)).toEqual([ALICE, 'carol on base', encodeContenthash(IPFS)]);
+    expect(gatewayRequests).toBe(1);
+    expect(l2.proxy.methods().filter((m) => m === 'eth_getBlockByNumber')).toHaveLength(1);
+  });
+});
