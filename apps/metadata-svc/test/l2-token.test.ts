@@ -1,0 +1,244 @@
+/**
+ * Token metadata and images of L2 subnames through HTTP: an L2Registry for `l2.eth` on an anvil with Base Sepolia's
+ * chain id (84532), reached through an RPC proxy that can drop the connection (the L2 node gone), beside the usual
+ * sepolia ENS chain.
+ */
+import request from 'supertest';
+import sharp from 'sharp';
+import { Interface, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { deployContract, l2RegistryArtifact } from '@nrp/contracts';
+import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
+import {
+  expectProblem,
+  startAnvil,
+  startRpcProxy,
+  type AnvilNode,
+  type EnsChain,
+  type RpcProxy,
+} from '@nrp/testkit';
+import { BASE_URL, startEnsChain, startHarness, type Harness } from './support';
+
+const PARENT = 'l2.eth';
+const registryInterface = new Interface(l2RegistryArtifact.abi as InterfaceAbi);
+const OTHER_CONTRACT = '0x00000000000000000000000000000000000000c0';
+
+let chain: EnsChain;
+let l2: AnvilNode;
+let proxy: RpcProxy;
+let h: Harness;
+let l2Provider: JsonRpcProvider;
+let owner: Wallet;
+let holder: string;
+let registry: string;
+let aliceExpiry: bigint;
+
+const id = (name: string) => tokenIdFromNamehash(namehash(name));
+const tokenPath = (name: string, contract = registry, network = 'base-sepolia') =>
+  `/${network}/${contract}/${id(name)}`;
+const get = (path: string) => request(h.service.app).get(path);
+
+function binary(path: string, headers: Record<string, string> = {}) {
+  return get(path)
+    .set(headers)
+    .buffer(true)
+    .parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+}
+
+/** Sends `fn(args)` to the registry from its owner (a controller too) and waits until it is mined. */
+async function registryTx(fn: string, args: unknown[]): Promise<void> {
+  // anvil's unlocked account: anvil picks the nonce, so no client-side nonce can go stale.
+  const hash = (await l2Provider.send('eth_sendTransaction', [
+    { from: owner.address, to: registry, data: registryInterface.encodeFunctionData(fn, args) },
+  ])) as string;
+  for (;;) {
+    const receipt = await l2Provider.getTransactionReceipt(hash);
+    if (receipt) {
+      if (receipt.status !== 1) throw new Error(`${fn} reverted`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function l2Now(): Promise<bigint> {
+  const block = await l2Provider.getBlock('latest');
+  if (!block) throw new Error('no block');
+  return BigInt(block.timestamp);
+}
+
+const register = async (label: string, expiry: bigint) => registryTx('register', [label, holder, expiry, 0]);
+
+beforeAll(async () => {
+  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startAnvil({ chainId: 84532 })]);
+  proxy = await startRpcProxy(l2.rpcUrl);
+  l2Provider = new JsonRpcProvider(l2.rpcUrl, 84532, { staticNetwork: true });
+  const [deployer, alice] = l2.accounts;
+  if (!deployer || !alice) throw new Error('anvil accounts');
+  owner = new Wallet(deployer.privateKey, l2Provider);
+  holder = alice.address;
+  const contract = await deployContract(owner, l2RegistryArtifact, [
+    'l2.eth subnames',
+    'L2ETH',
+    namehash(PARENT),
+    dnsEncode(PARENT),
+    owner.address,
+  ]);
+  registry = await contract.getAddress();
+  // The owner registers directly, as a controller (what an L2MintController is in production).
+  await registryTx('setController', [owner.address, true]);
+  aliceExpiry = (await l2Now()) + 365n * 86400n;
+  await register('alice', aliceExpiry);
+  h = await startHarness(chain, {
+    BASE_SEPOLIA_RPC_URL: proxy.url,
+    BASE_SEPOLIA_L2_REGISTRIES: registry,
+    METADATA_CACHE_TTL_MS: '0',
+    AVATAR_CACHE_TTL_MS: '0',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  await proxy?.stop();
+  await l2?.stop();
+  await chain?.stop();
+});
+
+afterEach(() => proxy.setFault(undefined));
+
+describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
+  it('describes a live L2 name: its full name, expiry and the image route of the token', async () => {
+    const res = await get(tokenPath('alice.l2.eth')).expect(200);
+    const image = `${BASE_URL}/base-sepolia/${registry}/${id('alice.l2.eth')}/image`;
+    expect(res.body).toEqual({
+      name: 'alice.l2.eth',
+      description: 'alice.l2.eth, an ENS name.',
+      image,
+      image_url: image,
+      attributes: [
+        { trait_type: 'Length', display_type: 'number', value: 5 },
+        { trait_type: 'Segment Length', display_type: 'number', value: 5 },
+        { trait_type: 'Character Set', display_type: 'string', value: 'letter' },
+        { trait_type: 'Expiration Date', display_type: 'date', value: Number(aliceExpiry) * 1000 },
+      ],
+      name_length: 5,
+      segment_length: 5,
+      url: 'https://app.ens.domains/alice.l2.eth',
+      is_normalized: true,
+      version: 2,
+    });
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+  });
+
+  it('takes the token id in 0x-hex and the registry in lower case; the image URL names it checksummed', async () => {
+    const res = await get(`/base-sepolia/${registry.toLowerCase()}/${namehash('alice.l2.eth')}`).expect(200);
+    expect(res.body.name).toBe('alice.l2.eth');
+    expect(res.body.image).toBe(`${BASE_URL}/base-sepolia/${registry}/${namehash('alice.l2.eth')}/image`);
+  });
+
+  it('renders the image of an L2 token as a 270×270 PNG with an ETag (304 when unchanged)', async () => {
+    const res = await binary(`${tokenPath('alice.l2.eth')}/image`).expect(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    const meta = await sharp(res.body as Buffer).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 270, 270]);
+    const etag = String(res.headers.etag);
+    await binary(`${tokenPath('alice.l2.eth')}/image`, { 'If-None-Match': etag }).expect(304);
+  });
+
+  it('404 TOKEN_NOT_FOUND for a name never registered, on the metadata and the image', async () => {
+    expectProblem(await get(tokenPath('nobody.l2.eth')), 404, 'TOKEN_NOT_FOUND');
+    expectProblem(await get(`${tokenPath('nobody.l2.eth')}/image`), 404, 'TOKEN_NOT_FOUND');
+  });
+
+  it('404 TOKEN_NOT_FOUND for a revoked name', async () => {
+    await register('revoked', (await l2Now()) + 86400n);
+    await get(tokenPath('revoked.l2.eth')).expect(200);
+    await registryTx('revoke', [namehash('revoked.l2.eth')]);
+    expectProblem(await get(tokenPath('revoked.l2.eth')), 404, 'TOKEN_NOT_FOUND');
+  });
+
+  it('404 TOKEN_NOT_FOUND once the name has expired on the L2', async () => {
+    await register('brief', (await l2Now()) + 600n);
+    await get(tokenPath('brief.l2.eth')).expect(200);
+    await l2Provider.send('evm_increaseTime', [3600]);
+    await l2Provider.send('evm_mine', []);
+    const problem = expectProblem(await get(tokenPath('brief.l2.eth')), 404, 'TOKEN_NOT_FOUND');
+    expect(problem.detail).toContain('84532');
+    expectProblem(await get(`${tokenPath('brief.l2.eth')}/image`), 404, 'TOKEN_NOT_FOUND');
+  });
+
+  it('404 UNKNOWN_CONTRACT for a contract that is not a served registry of that network', async () => {
+    const other = expectProblem(
+      await get(tokenPath('alice.l2.eth', OTHER_CONTRACT)),
+      404,
+      'UNKNOWN_CONTRACT',
+    );
+    expect(other.detail).toContain(registry);
+    expectProblem(await get(`${tokenPath('alice.l2.eth', OTHER_CONTRACT)}/image`), 404, 'UNKNOWN_CONTRACT');
+    // The registry is served on base-sepolia only; on sepolia only the NameWrapper is.
+    expectProblem(await get(tokenPath('alice.l2.eth', registry, 'base')), 404, 'UNKNOWN_CONTRACT');
+    expectProblem(await get(tokenPath('alice.l2.eth', registry, 'sepolia')), 404, 'UNKNOWN_CONTRACT');
+  });
+
+  it('400 INVALID_INPUT for an unknown network (the four are named) or a malformed contract or token id', async () => {
+    const problem = expectProblem(
+      await get(tokenPath('alice.l2.eth', registry, 'optimism')),
+      400,
+      'INVALID_INPUT',
+    );
+    expect(problem.detail).toContain('"mainnet"|"sepolia"|"base"|"base-sepolia"');
+    expectProblem(await get(`/base-sepolia/0x1234/${id('alice.l2.eth')}`), 400, 'INVALID_INPUT');
+    expectProblem(await get(`/base-sepolia/${registry}/alice.l2.eth`), 400, 'INVALID_INPUT');
+    expectProblem(await get(`/base-sepolia/${registry}/0x1${'0'.repeat(64)}`), 400, 'INVALID_INPUT');
+  });
+
+  it('documents the four networks in the OpenAPI enum of both routes', async () => {
+    const { paths } = (await get('/openapi.json').expect(200)).body as {
+      paths: Record<string, { get: { parameters: Array<{ name: string; schema: { enum?: string[] } }> } }>;
+    };
+    for (const path of [
+      '/{network}/{contractAddress}/{tokenId}',
+      '/{network}/{contractAddress}/{tokenId}/image',
+    ]) {
+      const network = paths[path]?.get.parameters.find((p) => p.name === 'network');
+      expect(network?.schema.enum).toEqual(['mainnet', 'sepolia', 'base', 'base-sepolia']);
+    }
+  });
+
+  it('leaves /{network}/avatar/{name} to the avatar routes', async () => {
+    const res = await get('/sepolia/avatar/nobody.eth');
+    expect(res.status).toBe(404);
+    expect(res.body.code).not.toBe('INVALID_INPUT');
+  });
+
+  it('serves wrapped names of an L1 at its NameWrapper address, wrapped names only', async () => {
+    const alice = chain.accounts[1];
+    if (!alice) throw new Error('anvil accounts');
+    await chain.ens.registerEthName('wrapl1', alice.address);
+    await chain.ens.wrapName('wrapl1.eth', alice.address);
+    const wrapper = chain.contracts.nameWrapper;
+    const res = await get(tokenPath('wrapl1.eth', wrapper, 'sepolia')).expect(200);
+    expect(res.body.name).toBe('wrapl1.eth');
+    expect(res.body.image).toBe(`${BASE_URL}/sepolia/${wrapper}/${id('wrapl1.eth')}/image`);
+    await binary(`${tokenPath('wrapl1.eth', wrapper, 'sepolia')}/image`).expect(200);
+    expectProblem(await get(tokenPath('unwrapped.eth', wrapper, 'sepolia')), 404, 'TOKEN_NOT_FOUND');
+  });
+
+  it('502 UPSTREAM_ERROR without internals while the L2 node is gone or answers garbage; then recovers', async () => {
+    for (const fault of ['drop', 'not-json'] as const) {
+      proxy.setFault(() => fault);
+      for (const path of [tokenPath('alice.l2.eth'), `${tokenPath('alice.l2.eth')}/image`]) {
+        const res = await get(path);
+        const problem = expectProblem(res, 502, 'UPSTREAM_ERROR');
+        const text = JSON.stringify(problem);
+        expect(text).not.toContain('127.0.0.1');
+        expect(text).not.toContain(new URL(proxy.url).port);
+      }
+    }
+    proxy.setFault(undefined);
+    await get(tokenPath('alice.l2.eth')).expect(200);
+  });
+});
