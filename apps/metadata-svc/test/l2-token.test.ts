@@ -3,9 +3,11 @@
  * chain id (84532), reached through an RPC proxy that can drop the connection (the L2 node gone), beside the usual
  * sepolia ENS chain.
  */
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import sharp from 'sharp';
 import { Interface, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { deployContract, l2RegistryArtifact } from '@nrp/contracts';
 import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
 import {
@@ -137,6 +139,24 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
     const res = await get(`/base-sepolia/${registry.toLowerCase()}/${namehash('alice.l2.eth')}`).expect(200);
     expect(res.body.name).toBe('alice.l2.eth');
     expect(res.body.image).toBe(`${BASE_URL}/base-sepolia/${registry}/${namehash('alice.l2.eth')}/image`);
+  });
+
+  it('is read through the typed client, problems included', async () => {
+    const server = h.service.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const client = createMetadataClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        responseSchemas: metadataResponseSchemas,
+      });
+      const metadata = await client.getContractTokenMetadata('base-sepolia', registry, id('alice.l2.eth'));
+      expect(metadata.name).toBe('alice.l2.eth');
+      const unknown = client.getContractTokenMetadata('base-sepolia', OTHER_CONTRACT, id('alice.l2.eth'));
+      await expect(unknown).rejects.toBeInstanceOf(ServiceError);
+      await expect(unknown).rejects.toMatchObject({ status: 404, code: 'UNKNOWN_CONTRACT' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('renders the image of an L2 token as a 270×270 PNG with an ETag (304 when unchanged)', async () => {

@@ -3,11 +3,14 @@
  * generates its OpenAPI document from them) and with clients that opt in to response validation.
  */
 import { z } from 'zod';
-import { MINT_NETWORK_NAMES, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
+import { MINT_NETWORK_NAMES, NETWORK_NAMES, type AnyNetworkName, type NetworkName } from '@nrp/ens';
 import { ensName, ethAddress, queryBoolean } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
+/** The networks of uploads, sign-in and avatars: the L1s, where names resolve. */
 export type MetadataNetwork = NetworkName;
+/** The networks of token metadata by contract: the L1s (NameWrapper) and the L2s (our L2 registries). */
+export type TokenNetwork = AnyNetworkName;
 export const IMAGE_KINDS = ['avatar', 'header'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
@@ -134,6 +137,7 @@ export const metadataResponseSchemas = {
   uploadHeader: headerUploadResultSchema,
   deleteImage: deleteResultSchema,
   getTokenMetadata: tokenMetadataSchema,
+  getContractTokenMetadata: tokenMetadataSchema,
 };
 
 /** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */
