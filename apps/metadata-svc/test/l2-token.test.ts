@@ -228,10 +228,12 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
     }
   });
 
-  it('leaves /{network}/avatar/{name} to the avatar routes', async () => {
+  it('leaves /{network}/avatar/{name} to the avatar routes, and paths without a 0x contract to 404 NOT_FOUND', async () => {
     const res = await get('/sepolia/avatar/nobody.eth');
     expect(res.status).toBe(404);
     expect(res.body.code).not.toBe('INVALID_INPUT');
+    expectProblem(await get(`/base-sepolia/registry/${id('alice.l2.eth')}`), 404, 'NOT_FOUND');
+    expectProblem(await get(`/optimism/registry/${id('alice.l2.eth')}/image`), 404, 'NOT_FOUND');
   });
 
   it('serves wrapped names of an L1 at its NameWrapper address, wrapped names only', async () => {

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { contractTokenParamsSchema, tokenMetadataSchema, tokenParamsSchema } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
@@ -55,6 +55,15 @@ async function sendTokenImage(
   }
   res.status(200).send(image.png);
 }
+
+/**
+ * Leaves a path whose second segment is no contract address (`/no/such/route`) to the routes after this one and so
+ * to 404 NOT_FOUND, as the ENS metadata service's `:contractAddress(0x…)` does; a `0x…` segment is this route's (a
+ * malformed address, or an unknown network, is then 400).
+ */
+const contractAddressPathsOnly: RequestHandler = (req, _res, next) => {
+  next(/^0x/i.test(String(req.params.contractAddress)) ? undefined : 'route');
+};
 
 /** `/metadata/network/{chainId}/token/{tokenId}` and its image.png: the L1 tokens, by chain id. */
 export function tokenRoutes(ctx: MetadataContext): RouteDefinition[] {
@@ -129,7 +138,9 @@ export function contractTokenRoutes(ctx: MetadataContext): RouteDefinition[] {
     'as an unknown wrapped token. Any other contract → 404 `UNKNOWN_CONTRACT`. An L2 name resolves on the L1 its ' +
     'L2 settles on (base → mainnet, base-sepolia → sepolia): its avatar and header (the image, ' +
     "`background_image`) are read there, through the parent's resolver. `image` is this service's " +
-    '`/{network}/{contractAddress}/{tokenId}/image`.';
+    '`/{network}/{contractAddress}/{tokenId}/image`. A `contractAddress` segment not starting with `0x` is no ' +
+    'path of this route (404 `NOT_FOUND`). Uploads, sign-in and `/{network}/{avatar|header}/{name}` stay L1-only: ' +
+    "records live on the L1, and an upload's ownership is read there.";
 
   return [
     defineRoute({
@@ -141,6 +152,7 @@ export function contractTokenRoutes(ctx: MetadataContext): RouteDefinition[] {
       description: `${METADATA_SHAPE} ${sources}`,
       tags: ['metadata'],
       params: contractTokenParamsSchema,
+      before: [contractAddressPathsOnly],
       responses: METADATA_RESPONSES,
       problems: tokenProblems,
       handler: async ({ params }, _req, res) => {
@@ -159,6 +171,7 @@ export function contractTokenRoutes(ctx: MetadataContext): RouteDefinition[] {
       description: `${IMAGE_DESCRIPTION} The token is found as by \`/{network}/{contractAddress}/{tokenId}\`.`,
       tags: ['metadata'],
       params: contractTokenParamsSchema,
+      before: [contractAddressPathsOnly],
       responses: IMAGE_RESPONSES,
       problems: tokenProblems,
       handler: ({ params }, req, res) =>
