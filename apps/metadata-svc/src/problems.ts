@@ -5,7 +5,7 @@ export const problems = defineProblems({
   NOT_SUBNAME_OWNER: {
     status: 403,
     title: 'Not the owner of the name',
-    hint: 'Sign in with the wallet that owns the name (the NameWrapper owner for wrapped names, the offchain owner for offchain subnames).',
+    hint: 'Sign in with the wallet that owns the name (the NameWrapper owner for wrapped names, the offchain owner for offchain subnames, the holder of its token on the L2 registry for L2 subnames).',
   },
   IMAGE_NOT_FOUND: {
     status: 404,

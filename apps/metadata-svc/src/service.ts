@@ -89,7 +89,9 @@ Choices where the contract is silent:
   revoked, expired) is 404 TOKEN_NOT_FOUND.
 - L1-only by nature: uploads, sign-in and \`/{network}/avatar|header/{name}\` take \`mainnet\` or \`sepolia\`. Records
   (and so avatars and headers) of an L2 name resolve on the L1 its L2 settles on (base → mainnet, base-sepolia →
-  sepolia) through the parent's resolver, and sign-in messages name that chain; use the L1 network there.
+  sepolia) through the parent's resolver, and sign-in messages name that chain: upload an L2 name's images under
+  that L1. Its owner there is the holder of its token on the served L2 registry of its parent (when neither the L1
+  nor offchain-svc has an owner for it).
 - Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind, confirmations
   20/min per kind (shared through Redis when REDIS_URL is set).`;
 

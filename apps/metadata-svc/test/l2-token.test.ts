@@ -6,30 +6,18 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import sharp from 'sharp';
-import { Interface, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
-import { deployContract, l2RegistryArtifact } from '@nrp/contracts';
-import { dnsEncode, namehash, tokenIdFromNamehash } from '@nrp/ens';
-import {
-  expectProblem,
-  startAnvil,
-  startRpcProxy,
-  type AnvilNode,
-  type EnsChain,
-  type RpcProxy,
-} from '@nrp/testkit';
-import { BASE_URL, startEnsChain, startHarness, type Harness } from './support';
+import { namehash, tokenIdFromNamehash } from '@nrp/ens';
+import { expectProblem, startRpcProxy, type EnsChain, type RpcProxy } from '@nrp/testkit';
+import { startL2Chain, type L2Chain } from './l2-chain';
+import { BASE_URL, startEnsChain, startHarness, walletOf, type Harness } from './support';
 
-const PARENT = 'l2.eth';
-const registryInterface = new Interface(l2RegistryArtifact.abi as InterfaceAbi);
 const OTHER_CONTRACT = '0x00000000000000000000000000000000000000c0';
 
 let chain: EnsChain;
-let l2: AnvilNode;
+let l2: L2Chain;
 let proxy: RpcProxy;
 let h: Harness;
-let l2Provider: JsonRpcProvider;
-let owner: Wallet;
 let holder: string;
 let registry: string;
 let aliceExpiry: bigint;
@@ -50,49 +38,14 @@ function binary(path: string, headers: Record<string, string> = {}) {
     });
 }
 
-/** Sends `fn(args)` to the registry from its owner (a controller too) and waits until it is mined. */
-async function registryTx(fn: string, args: unknown[]): Promise<void> {
-  // anvil's unlocked account: anvil picks the nonce, so no client-side nonce can go stale.
-  const hash = (await l2Provider.send('eth_sendTransaction', [
-    { from: owner.address, to: registry, data: registryInterface.encodeFunctionData(fn, args) },
-  ])) as string;
-  for (;;) {
-    const receipt = await l2Provider.getTransactionReceipt(hash);
-    if (receipt) {
-      if (receipt.status !== 1) throw new Error(`${fn} reverted`);
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function l2Now(): Promise<bigint> {
-  const block = await l2Provider.getBlock('latest');
-  if (!block) throw new Error('no block');
-  return BigInt(block.timestamp);
-}
-
-const register = async (label: string, expiry: bigint) => registryTx('register', [label, holder, expiry, 0]);
+const register = async (label: string, expiry: bigint) => l2.register(label, holder, expiry);
 
 beforeAll(async () => {
-  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startAnvil({ chainId: 84532 })]);
-  proxy = await startRpcProxy(l2.rpcUrl);
-  l2Provider = new JsonRpcProvider(l2.rpcUrl, 84532, { staticNetwork: true });
-  const [deployer, alice] = l2.accounts;
-  if (!deployer || !alice) throw new Error('anvil accounts');
-  owner = new Wallet(deployer.privateKey, l2Provider);
-  holder = alice.address;
-  const contract = await deployContract(owner, l2RegistryArtifact, [
-    'l2.eth subnames',
-    'L2ETH',
-    namehash(PARENT),
-    dnsEncode(PARENT),
-    owner.address,
-  ]);
-  registry = await contract.getAddress();
-  // The owner registers directly, as a controller (what an L2MintController is in production).
-  await registryTx('setController', [owner.address, true]);
-  aliceExpiry = (await l2Now()) + 365n * 86400n;
+  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startL2Chain('l2.eth')]);
+  proxy = await startRpcProxy(l2.anvil.rpcUrl);
+  registry = l2.registry;
+  holder = walletOf(chain, 1).address;
+  aliceExpiry = (await l2.now()) + 365n * 86400n;
   await register('alice', aliceExpiry);
   h = await startHarness(chain, {
     BASE_SEPOLIA_RPC_URL: proxy.url,
@@ -174,17 +127,17 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
   });
 
   it('404 TOKEN_NOT_FOUND for a revoked name', async () => {
-    await register('revoked', (await l2Now()) + 86400n);
+    await register('revoked', (await l2.now()) + 86400n);
     await get(tokenPath('revoked.l2.eth')).expect(200);
-    await registryTx('revoke', [namehash('revoked.l2.eth')]);
+    await l2.registryTx('revoke', [namehash('revoked.l2.eth')]);
     expectProblem(await get(tokenPath('revoked.l2.eth')), 404, 'TOKEN_NOT_FOUND');
   });
 
   it('404 TOKEN_NOT_FOUND once the name has expired on the L2', async () => {
-    await register('brief', (await l2Now()) + 600n);
+    await register('brief', (await l2.now()) + 600n);
     await get(tokenPath('brief.l2.eth')).expect(200);
-    await l2Provider.send('evm_increaseTime', [3600]);
-    await l2Provider.send('evm_mine', []);
+    await l2.provider.send('evm_increaseTime', [3600]);
+    await l2.provider.send('evm_mine', []);
     const problem = expectProblem(await get(tokenPath('brief.l2.eth')), 404, 'TOKEN_NOT_FOUND');
     expect(problem.detail).toContain('84532');
     expectProblem(await get(`${tokenPath('brief.l2.eth')}/image`), 404, 'TOKEN_NOT_FOUND');

@@ -1,6 +1,13 @@
-import { Interface, type Provider } from 'ethers';
-import { L2_REGISTRY_ABI, readView, toUpstreamError, type L2NetworkConfig } from '@nrp/chain';
-import { dnsDecode, type Hex } from '@nrp/ens';
+import { getAddress, Interface, ZeroAddress, type Provider } from 'ethers';
+import {
+  L2_REGISTRY_ABI,
+  readView,
+  toUpstreamError,
+  type L2NetworkConfig,
+  type NetworkName,
+} from '@nrp/chain';
+import { dnsDecode, namehash, parentOf, type Hex } from '@nrp/ens';
+import type { MetadataContext } from '../context';
 
 /** One L2: its configuration (the registries served there) and its provider. */
 export interface L2NetworkAccess {
@@ -44,4 +51,33 @@ export class L2ParentNames {
     this.known.set(key, name);
     return name;
   }
+}
+
+/**
+ * The holder of `name` on the served L2 registry of its parent (among the L2s settling on `network`, where the name
+ * resolves), or null: no such registry, or the name is not live there (the registry's `owner(node)`, the ENS
+ * registry's view of an L2 name).
+ */
+export async function l2Holder(
+  deps: Pick<MetadataContext, 'l2Networks' | 'l2ParentNames'>,
+  network: NetworkName,
+  name: string,
+): Promise<string | null> {
+  const parent = parentOf(name);
+  for (const access of Object.values(deps.l2Networks)) {
+    if (access.config.settlesOn !== network) continue;
+    for (const registry of access.config.registries) {
+      // Sequential: the parent names are read once per process, and the one matching registry ends the search.
+      if ((await deps.l2ParentNames.of(access, registry)) !== parent) continue;
+      const [holder] = await readView<[string]>(access.provider, {
+        to: registry,
+        abi: l2RegistryInterface,
+        fn: 'owner',
+        args: [namehash(name)],
+        context: `L2Registry owner on ${access.config.name}`,
+      });
+      return holder === ZeroAddress ? null : getAddress(holder);
+    }
+  }
+  return null;
 }

@@ -140,7 +140,7 @@ export function contractTokenRoutes(ctx: MetadataContext): RouteDefinition[] {
     "`background_image`) are read there, through the parent's resolver. `image` is this service's " +
     '`/{network}/{contractAddress}/{tokenId}/image`. A `contractAddress` segment not starting with `0x` is no ' +
     'path of this route (404 `NOT_FOUND`). Uploads, sign-in and `/{network}/{avatar|header}/{name}` stay L1-only: ' +
-    "records live on the L1, and an upload's ownership is read there.";
+    "records live on the L1 (an L2 name's images are uploaded under its L1, its owner being its L2 holder).";
 
   return [
     defineRoute({
