@@ -8,7 +8,7 @@ import request from 'supertest';
 import sharp from 'sharp';
 import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { expectProblem, startRpcProxy, type EnsChain, type RpcProxy } from '@nrp/testkit';
+import { expectProblem, startRpcProxy, until, type EnsChain, type RpcProxy } from '@nrp/testkit';
 import { startL2Chain, type L2Chain } from './l2-chain';
 import { BASE_URL, startEnsChain, startHarness, walletOf, type Harness } from './support';
 
@@ -202,7 +202,7 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
     expectProblem(await get(tokenPath('unwrapped.eth', wrapper, 'sepolia')), 404, 'TOKEN_NOT_FOUND');
   });
 
-  it('502 UPSTREAM_ERROR without internals while the L2 node is gone or answers garbage; then recovers', async () => {
+  it('502 UPSTREAM_ERROR without internals while the L2 node is gone or answers garbage, /ready 503; then recovers', async () => {
     for (const fault of ['drop', 'not-json'] as const) {
       proxy.setFault(() => fault);
       for (const path of [tokenPath('alice.l2.eth'), `${tokenPath('alice.l2.eth')}/image`]) {
@@ -213,7 +213,12 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
         expect(text).not.toContain(new URL(proxy.url).port);
       }
     }
+    proxy.setFault(() => 'drop');
+    const ready = expectProblem(await get('/ready'), 503, 'SERVICE_UNAVAILABLE') as { checks?: object };
+    expect(ready.checks).toMatchObject({ 'rpc:base-sepolia': 'rpc:base-sepolia unreachable' });
     proxy.setFault(undefined);
     await get(tokenPath('alice.l2.eth')).expect(200);
+    // ethers keeps a block-number answer, a failure too, for 250 ms: ready again right after that.
+    await until(async () => (await get('/ready')).status === 200, '/ready with the L2 node back', 5000);
   });
 });
