@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { networksEnvSchema, originListSchema } from '@nrp/chain';
+import { l2NetworksEnvSchema, networksEnvSchema, originListSchema } from '@nrp/chain';
 import { databaseEnvSchema, databaseSchemaEnv, requireDatabaseUrlInProduction } from '@nrp/db';
 import { baseConfigSchema, hostList, MAX_ANSWER_BYTES, nonNegativeInt, positiveInt } from '@nrp/server';
 import { eventRelayEnvSchema } from '@nrp/outbox';
@@ -7,6 +7,8 @@ import { blobStoreEnvSchema, requireS3InProduction } from '@nrp/storage';
 
 export const configSchema = baseConfigSchema(3001)
   .extend(networksEnvSchema.shape)
+  /** <L2>_RPC_URL and <L2>_L2_REGISTRIES: the L2 registries whose tokens are described. */
+  .extend(l2NetworksEnvSchema.shape)
   .extend(blobStoreEnvSchema.shape)
   .extend(eventRelayEnvSchema.shape)
   .extend({

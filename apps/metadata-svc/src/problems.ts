@@ -5,7 +5,7 @@ export const problems = defineProblems({
   NOT_SUBNAME_OWNER: {
     status: 403,
     title: 'Not the owner of the name',
-    hint: 'Sign in with the wallet that owns the name (the NameWrapper owner for wrapped names, the offchain owner for offchain subnames).',
+    hint: 'Sign in with the wallet that owns the name (the NameWrapper owner for wrapped names, the offchain owner for offchain subnames, the holder of its token on the L2 registry for L2 subnames).',
   },
   IMAGE_NOT_FOUND: {
     status: 404,
@@ -25,7 +25,12 @@ export const problems = defineProblems({
   TOKEN_NOT_FOUND: {
     status: 404,
     title: 'Unknown token',
-    hint: 'The token id (uint256 of the namehash) is neither a NameWrapper token on this chain nor an offchain subname.',
+    hint: 'The token id (uint256 of the namehash) is neither a NameWrapper token on this chain nor an offchain subname, or (L2) not a live name of the registry: never registered, revoked or expired.',
+  },
+  UNKNOWN_CONTRACT: {
+    status: 404,
+    title: 'Unknown contract',
+    hint: "Tokens are described for the network's NameWrapper (mainnet, sepolia) and for the L2Registry contracts this service is configured with (BASE_L2_REGISTRIES, BASE_SEPOLIA_L2_REGISTRIES).",
   },
   AVATAR_UNAVAILABLE: {
     status: 404,
@@ -35,7 +40,7 @@ export const problems = defineProblems({
   UNSUPPORTED_CHAIN: {
     status: 404,
     title: 'Unsupported chain',
-    hint: 'Use chain id 1 (mainnet) or 11155111 (sepolia).',
+    hint: 'Use chain id 1 (mainnet) or 11155111 (sepolia). Tokens of the L2 registries (base, base-sepolia) are at /{network}/{contractAddress}/{tokenId}.',
   },
   NAME_EXPIRED: {
     status: 410,

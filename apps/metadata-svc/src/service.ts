@@ -1,12 +1,17 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import { Gauge } from 'prom-client';
 import {
+  createL2Providers,
   createNetworkProviders,
+  l2EnvPrefix,
+  l2NetworksFromEnv,
+  L2_NETWORK_NAMES,
   NETWORK_NAMES,
   networksFromEnv,
   perNetwork,
   type ChainProvider,
 } from '@nrp/chain';
+import { perL2Network } from '@nrp/ens';
 import {
   createApp,
   createServiceMetrics,
@@ -29,10 +34,11 @@ import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MetadataDb } from './data/schema'
 import { SvgPurifier } from './images/svg-purifier';
 import { ImageWork, imageBudget } from './images/work';
 import type { NetworkAccess } from './names/ens-state';
+import { L2ParentNames } from './names/l2-registries';
 import { createOffchainClient } from './names/offchain-client';
 import { signInRoutes } from './sign-in/routes';
 import { NameRenderer } from './tokens/render';
-import { tokenRoutes } from './tokens/routes';
+import { contractTokenRoutes, tokenRoutes } from './tokens/routes';
 import { TokenCache } from './tokens/token-cache';
 import { imageEventsTo } from './uploads/events';
 import { uploadRoutes } from './uploads/routes';
@@ -76,6 +82,16 @@ Choices where the contract is silent:
   to this service's outbox (table metadata_event_outbox) in the transaction of the change and relayed at least once
   to offchain-svc (OFFCHAIN_URL + /internal/v1/events, bearer EVENTS_INGEST_TOKEN), which delivers them to the
   webhooks of the name's parent. Without OFFCHAIN_URL or EVENTS_INGEST_TOKEN no events are written.
+- Token metadata and images: by chain id (\`/metadata/network/{chainId}/token/{tokenId}\`, mainnet and sepolia) and by
+  the ENS metadata service's path \`/{network}/{contractAddress}/{tokenId}\` (\`/image\`): the NameWrapper of mainnet or
+  sepolia, or an L2Registry of base or base-sepolia served by this service (BASE_L2_REGISTRIES,
+  BASE_SEPOLIA_L2_REGISTRIES; any other contract 404 UNKNOWN_CONTRACT). An L2 token not live (never registered,
+  revoked, expired) is 404 TOKEN_NOT_FOUND.
+- L1-only by nature: uploads, sign-in and \`/{network}/avatar|header/{name}\` take \`mainnet\` or \`sepolia\`. Records
+  (and so avatars and headers) of an L2 name resolve on the L1 its L2 settles on (base → mainnet, base-sepolia →
+  sepolia) through the parent's resolver, and sign-in messages name that chain: upload an L2 name's images under
+  that L1. Its owner there is the holder of its token on the served L2 registry of its parent (when neither the L1
+  nor offchain-svc has an owner for it).
 - Rate limits per client IP: nonce 30/min, uploads 20/min per kind, deletes 10/min per kind, confirmations
   20/min per kind (shared through Redis when REDIS_URL is set).`;
 
@@ -107,6 +123,9 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
   const access = (provider: ChainProvider): NetworkAccess => ({ config: provider.config, provider });
   const networks = perNetwork((name) => access(providers[name]));
+  const l2Configs = l2NetworksFromEnv(config);
+  const l2Providers = createL2Providers(l2Configs, metrics.rpcCallsOf, onShutdown);
+  const l2Networks = perL2Network((name) => ({ config: l2Configs[name], provider: l2Providers[name] }));
   const redis = redisFromConfig(config, logger, onShutdown);
 
   const context: MetadataContext = {
@@ -116,6 +135,8 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     blobs,
     nonces: createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS }),
     networks,
+    l2Networks,
+    l2ParentNames: new L2ParentNames(),
     offchain: createOffchainClient(config.OFFCHAIN_URL, config.OFFCHAIN_TIMEOUT_MS),
     now: overrides.now ?? (() => new Date()),
     imageEvents: imageEventsTo(
@@ -157,12 +178,19 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
       readiness[`rpc:${name}`] = () => networks[name].provider.getBlockNumber();
     }
   }
+  for (const name of L2_NETWORK_NAMES) {
+    if (config[`${l2EnvPrefix(name) as 'BASE' | 'BASE_SEPOLIA'}_RPC_URL`]) {
+      readiness[`rpc:${name}`] = () => l2Networks[name].provider.getBlockNumber();
+    }
+  }
 
   const routes = [
     ...signInRoutes(context),
     ...uploadRoutes(context),
     ...tokenRoutes(context),
     ...avatarRoutes(context),
+    // After the avatar routes: `/{network}/{contractAddress}/{tokenId}` would take `/{network}/avatar/{name}`.
+    ...contractTokenRoutes(context),
   ];
   const app = createApp({
     service: SERVICE_NAME,

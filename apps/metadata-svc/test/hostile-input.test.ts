@@ -45,6 +45,7 @@ describe('metadata-svc under hostile input', () => {
         chainId: ['11155111', '1'],
         tokenId: [tokenIdFromNamehash(namehash('demo.eth')), tokenIdFromNamehash(namehash('wrapped.eth'))],
         address: [chain.accounts[1]?.address ?? ''],
+        contractAddress: [chain.contracts.nameWrapper],
         scope: ['avatar', 'header', 'avatar+header'],
       },
     });

@@ -124,8 +124,8 @@ describe('reads do not write', () => {
   }
 
   const tokenId = tokenIdFromNamehash(namehash('reads.eth'));
-  /** A request of each GET route for reads.eth, and the status it answers with this fixture. */
-  const reads: Record<string, { path: string; status: number }> = {
+  /** A request of each GET route for reads.eth, and the status it answers with this fixture (once it is started). */
+  const readsOfFixture = (): Record<string, { path: string; status: number }> => ({
     '/:network/avatar/:name': { path: '/sepolia/avatar/reads.eth', status: 200 },
     '/:network/avatar/:name/meta': { path: '/sepolia/avatar/reads.eth/meta', status: 200 },
     // The header record is set, but its upload is pending: AVATAR_UNAVAILABLE, not confirmed by the read.
@@ -141,7 +141,15 @@ describe('reads do not write', () => {
       path: `/metadata/network/11155111/token/${tokenId}/image.png`,
       status: 200,
     },
-  };
+    '/:network/:contractAddress/:tokenId': {
+      path: `/sepolia/${chain.contracts.nameWrapper}/${tokenId}`,
+      status: 200,
+    },
+    '/:network/:contractAddress/:tokenId/image': {
+      path: `/sepolia/${chain.contracts.nameWrapper}/${tokenId}/image`,
+      status: 200,
+    },
+  });
 
   it('every GET route leaves the database and the blob store as they were, pending uploads included', async () => {
     // avatar: alice's upload confirmed, bob's still pending; header: alice's pending although its record is set.
@@ -161,6 +169,7 @@ describe('reads do not write', () => {
     expect(statuses).toEqual(['avatar confirmed', 'avatar pending', 'header pending']);
     expect(await h.db.db.selectFrom('metadata_event_outbox').select('type').execute()).not.toEqual([]);
 
+    const reads = readsOfFixture();
     const getRoutes = h.service.routes.filter((r) => r.method === 'get').map((r) => r.path);
     expect([...getRoutes].sort()).toEqual(Object.keys(reads).sort());
     const before = await snapshot();

@@ -3,11 +3,14 @@
  * generates its OpenAPI document from them) and with clients that opt in to response validation.
  */
 import { z } from 'zod';
-import { NETWORK_NAMES, type NetworkName } from '@nrp/ens';
+import { MINT_NETWORK_NAMES, NETWORK_NAMES, type AnyNetworkName, type NetworkName } from '@nrp/ens';
 import { ensName, ethAddress, queryBoolean } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
+/** The networks of uploads, sign-in and avatars: the L1s, where names resolve. */
 export type MetadataNetwork = NetworkName;
+/** The networks of token metadata by contract: the L1s (NameWrapper) and the L2s (our L2 registries). */
+export type TokenNetwork = AnyNetworkName;
 export const IMAGE_KINDS = ['avatar', 'header'] as const;
 export type ImageKind = (typeof IMAGE_KINDS)[number];
 export const NONCE_SCOPES = ['avatar', 'header', 'avatar+header'] as const;
@@ -77,19 +80,33 @@ export const deleteResultSchema = z.object({
 });
 export type DeleteResult = z.output<typeof deleteResultSchema>;
 
+const tokenId = z
+  .string()
+  .regex(/^(0x[0-9a-fA-F]{1,64}|\d{1,78})$/, 'must be a decimal or 0x-hex uint256')
+  .refine((value) => {
+    try {
+      return BigInt(value) < 2n ** 256n;
+    } catch {
+      return false;
+    }
+  }, 'must fit in a uint256')
+  .meta({ description: 'uint256 of the namehash, decimal or 0x-hex.' });
+
 export const tokenParamsSchema = z.object({
   chainId: z.string().regex(/^\d{1,20}$/, 'must be a decimal chain id'),
-  tokenId: z
-    .string()
-    .regex(/^(0x[0-9a-fA-F]{1,64}|\d{1,78})$/, 'must be a decimal or 0x-hex uint256')
-    .refine((value) => {
-      try {
-        return BigInt(value) < 2n ** 256n;
-      } catch {
-        return false;
-      }
-    }, 'must fit in a uint256')
-    .meta({ description: 'uint256 of the namehash, decimal or 0x-hex.' }),
+  tokenId,
+});
+
+/** `/{network}/{contractAddress}/{tokenId}`, the ENS metadata service's path: L1 NameWrapper or an L2 registry. */
+export const contractTokenParamsSchema = z.object({
+  network: z.enum(MINT_NETWORK_NAMES).meta({
+    description: '`mainnet`, `sepolia` (NameWrapper tokens), `base` or `base-sepolia` (L2 registry tokens).',
+  }),
+  contractAddress: ethAddress.meta({
+    description:
+      "The network's NameWrapper, or one of the L2Registry contracts this service serves on the L2.",
+  }),
+  tokenId,
 });
 
 export const metadataAttributeSchema = z.object({
@@ -120,6 +137,7 @@ export const metadataResponseSchemas = {
   uploadHeader: headerUploadResultSchema,
   deleteImage: deleteResultSchema,
   getTokenMetadata: tokenMetadataSchema,
+  getContractTokenMetadata: tokenMetadataSchema,
 };
 
 /** `/{network}/avatar/{name}`, `/{network}/header/{name}` and their `/meta`, as ENS's metadata service names them. */

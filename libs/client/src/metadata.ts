@@ -11,6 +11,7 @@ import type {
   NonceRequest,
   NonceResponse,
   TokenMetadata,
+  TokenNetwork,
 } from '@nrp/api/metadata';
 import type { SignedRequest } from '@nrp/api/signed-request';
 
@@ -24,6 +25,7 @@ export type {
   NonceRequest,
   NonceResponse,
   TokenMetadata,
+  TokenNetwork,
 } from '@nrp/api/metadata';
 export type { SignedRequest } from '@nrp/api/signed-request';
 export * from './http';
@@ -139,6 +141,12 @@ export interface MetadataClient {
   confirmImage(kind: ImageKind, target: ImageTarget): Promise<ConfirmResult>;
   /** `GET /metadata/network/{chainId}/token/{tokenId}` */
   getTokenMetadata(chainId: number, tokenId: bigint | string): Promise<TokenMetadata>;
+  /** `GET /{network}/{contractAddress}/{tokenId}`: an L1 NameWrapper token or an L2 registry token (base, base-sepolia). */
+  getContractTokenMetadata(
+    network: TokenNetwork,
+    contractAddress: string,
+    tokenId: bigint | string,
+  ): Promise<TokenMetadata>;
   /** The bytes and type of a visible image (`GET /profile/{network}/{subname}/{kind}`). */
   getImage(target: ImageTarget, kind: ImageKind): Promise<StoredImage>;
   /**
@@ -206,6 +214,12 @@ export function createMetadataClient(options: ClientOptions): MetadataClient {
     confirmImage,
     getTokenMetadata: (chainId, tokenId) =>
       requestJson(options, 'getTokenMetadata', `/metadata/network/${chainId}/token/${tokenId.toString()}`),
+    getContractTokenMetadata: (network, contractAddress, tokenId) =>
+      requestJson(
+        options,
+        'getContractTokenMetadata',
+        `/${network}/${contractAddress}/${tokenId.toString()}`,
+      ),
     getImage: async (target, kind) => {
       const response = await (options.fetch ?? fetch)(serviceUrl(options, imagePath(target, kind)), {
         headers: options.headers,

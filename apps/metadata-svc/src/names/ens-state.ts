@@ -1,6 +1,14 @@
 import { getAddress, type Provider } from 'ethers';
-import { decodeTextResult, encodeTextCall, getOwner, universalResolve, type NetworkConfig } from '@nrp/chain';
-import type { OffchainClient } from './offchain-client';
+import {
+  decodeTextResult,
+  encodeTextCall,
+  getOwner,
+  universalResolve,
+  type NetworkConfig,
+  type NetworkName,
+} from '@nrp/chain';
+import type { MetadataContext } from '../context';
+import { l2Holder } from './l2-registries';
 
 export interface NetworkAccess {
   config: NetworkConfig;
@@ -26,21 +34,25 @@ export async function readTextRecord(
 export interface NameOwner {
   /** EIP-55 address, or null when nobody owns the name. */
   owner: string | null;
-  source: 'chain' | 'offchain' | 'none';
+  source: 'chain' | 'offchain' | 'l2' | 'none';
 }
 
 /**
- * The owner of `name`: NameWrapper-aware on-chain owner; when the chain has none, the `owner` of the name's
- * offchain subname record.
+ * The owner of `name` on `network`: NameWrapper-aware on-chain owner; when the chain has none, the `owner` of the
+ * name's offchain subname record; else the holder of its token on the served L2 registry of its parent (an L2 name
+ * resolves on `network`, the L1 its L2 settles on).
  */
 export async function findOwner(
-  network: NetworkAccess,
-  offchain: OffchainClient,
+  deps: Pick<MetadataContext, 'networks' | 'offchain' | 'l2Networks' | 'l2ParentNames'>,
+  network: NetworkName,
   name: string,
 ): Promise<NameOwner> {
-  const onChain = await getOwner(network.provider, network.config.ens, name);
+  const access = deps.networks[network];
+  const onChain = await getOwner(access.provider, access.config.ens, name);
   if (onChain) return { owner: onChain, source: 'chain' };
-  const record = await offchain.byName(name);
+  const record = await deps.offchain.byName(name);
   if (record?.owner) return { owner: getAddress(record.owner.toLowerCase()), source: 'offchain' };
+  const holder = await l2Holder(deps, network, name);
+  if (holder) return { owner: holder, source: 'l2' };
   return { owner: null, source: 'none' };
 }

@@ -2,16 +2,19 @@ import type { NetworkName } from '@nrp/chain';
 import { isNormalized, type Hex } from '@nrp/ens';
 import { graphemes } from './render';
 
-/** A token found by its namehash: a NameWrapper token on the chain, or an offchain subname. */
+/** A token found by its namehash: a NameWrapper token on the chain, an offchain subname, or an L2 registry token. */
 export interface TokenName {
+  /** The L1 the name resolves on (its avatar and header records): the settlement chain of an L2 token. */
   network: NetworkName;
+  /** The chain the token lives on. */
   chainId: number;
   node: Hex;
   name: string;
-  source: 'namewrapper' | 'offchain';
+  source: 'namewrapper' | 'offchain' | 'l2registry';
   owner: string | null;
-  /** NameWrapper fuses and expiry (Unix seconds; 0 = none). */
+  /** NameWrapper fuses. */
   fuses?: number;
+  /** NameWrapper or L2 registry expiry (Unix seconds; 0 = none). */
   expiry?: bigint;
   /** Unix milliseconds, where known (offchain records). */
   createdAt?: number;
@@ -130,6 +133,14 @@ export function buildMetadata(
       trait_type: 'Namewrapper State',
       display_type: 'string',
       value: wrapperState(token.fuses),
+    });
+  }
+  if (token.source === 'l2registry' && token.expiry !== undefined) {
+    // The ENS metadata service's name of a registrar token's expiry; an L2 registry token is the closest kind.
+    attributes.push({
+      trait_type: 'Expiration Date',
+      display_type: 'date',
+      value: Number(token.expiry) * 1000,
     });
   }
   return {

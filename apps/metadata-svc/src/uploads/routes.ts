@@ -72,7 +72,10 @@ function routesFor(
         `nonce. When the name's \`${kind}\` text record (resolved through ENS, wildcard and CCIP-Read included) ` +
         'already is the stable URL, the signer must own the name and the image is visible at once; otherwise the ' +
         `upload is pending for ${minutes} minutes and becomes visible when the record is set and the uploader owns ` +
-        'the name (the worker checks every PENDING_CHECK_INTERVAL_MS; `POST …/confirm` checks at once). `isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
+        'the name (the worker checks every PENDING_CHECK_INTERVAL_MS; `POST …/confirm` checks at once). The owner: ' +
+        'the NameWrapper or registry owner on this network, else the offchain owner, else (an L2 subname, uploaded ' +
+        'under the L1 its L2 settles on) the holder of its live token on the served L2 registry of its parent. ' +
+        '`isUpdate` is true when a visible image (or, for a pending upload, an earlier pending upload of ' +
         'the same signer) is replaced. The decode takes a slot of the image work pool shared with avatars ' +
         '(IMAGE_WORK_CONCURRENCY, IMAGE_WORK_QUEUE_MAX waiting; beyond: 503 `SERVICE_UNAVAILABLE` with ' +
         '`Retry-After: 1`, nothing stored, the nonce unused). Pending uploads are bounded: an address may have ' +

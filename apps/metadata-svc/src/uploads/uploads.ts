@@ -33,6 +33,8 @@ export type UploadDeps = Pick<
   | 'blobs'
   | 'networks'
   | 'offchain'
+  | 'l2Networks'
+  | 'l2ParentNames'
   | 'now'
   | 'imageEvents'
   | 'tokenCache'
@@ -87,7 +89,7 @@ export async function uploadImage(ctx: UploadDeps, input: UploadInput): Promise<
   const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, name, kind);
   const [record, owner] = await Promise.all([
     readTextRecord(access, name, kind),
-    findOwner(access, ctx.offchain, name),
+    findOwner(ctx, network, name),
   ]);
   const recordSet = recordPointsAt(record, url);
   const isOwner = owner.owner !== null && owner.owner.toLowerCase() === signer.toLowerCase();
@@ -155,7 +157,7 @@ export async function deleteImage(
   input: { network: NetworkName; name: string; kind: ImageKind; signer: string },
 ): Promise<DeleteResult> {
   const { network, name, kind, signer } = input;
-  const owner = await findOwner(ctx.networks[network], ctx.offchain, name);
+  const owner = await findOwner(ctx, network, name);
   if (owner.owner === null || owner.owner.toLowerCase() !== signer.toLowerCase()) {
     throw new ProblemError(
       problems.NOT_SUBNAME_OWNER,
@@ -210,7 +212,7 @@ export async function confirmPendingGroup(ctx: UploadDeps, rows: Image[]): Promi
   const url = stableImageUrl(ctx.config.PUBLIC_BASE_URL, network, first.name, first.kind);
   const record = await readTextRecord(access, first.name, first.kind);
   if (!recordPointsAt(record, url)) return { status: 'record-not-set', url };
-  const { owner } = await findOwner(access, ctx.offchain, first.name);
+  const { owner } = await findOwner(ctx, network, first.name);
   const pending = owner === null ? undefined : live.find((r) => r.uploader === owner.toLowerCase());
   if (!pending) return { status: 'not-owner', owner };
   const outcome = await confirmPending(ctx.db, pending, ctx.now(), ctx.imageEvents);
