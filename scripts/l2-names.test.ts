@@ -82,6 +82,10 @@ describe('subnames on the L2 of npm start', () => {
     return body;
   };
   const registry = () => stack.contracts.l2Registry as Address;
+  const namesOf = async (owner: Address): Promise<string[]> => {
+    const page = await serviceJson(`${stack.services.mint}/api/v1/names?network=base-sepolia&owner=${owner}`);
+    return (page.items as Array<{ name: string }>).map((item) => item.name);
+  };
 
   /** Sends `functionName(args)` on the L2 from anvil account `index` (simulated first: a revert throws its error). */
   async function sendOnL2(
@@ -226,6 +230,14 @@ describe('subnames on the L2 of npm start', () => {
     );
   }, 60_000);
 
+  it('the names index lists it for its holder on base-sepolia', async () => {
+    await until(
+      async () => (await namesOf(account(3).address)).includes(NAME),
+      'carol.l2.eth in the names index',
+      20_000,
+    );
+  });
+
   it('metadata-svc serves the L2 token', async () => {
     const metadata = await serviceJson(
       `${stack.services.metadata}/base-sepolia/${registry()}/${BigInt(NODE)}`,
@@ -249,6 +261,8 @@ describe('subnames on the L2 of npm start', () => {
       }),
     ).rejects.toThrow(/NotAuthorised/);
     await sendOnL2(4, registry(), registryAbi, 'setText', [NODE, 'description', 'Dave on Base']);
+    await until(async () => (await namesOf(dave.address)).includes(NAME), 'the transfer indexed', 20_000);
+    expect(await namesOf(carol.address)).not.toContain(NAME);
     // The gateway keeps an L2 read for at most L2_ANSWER_CACHE_MS (2 s): the new record shows within that.
     await until(
       async () => (await getEnsText(l1, { name: NAME, key: 'description' })) === 'Dave on Base',
