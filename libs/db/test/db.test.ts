@@ -37,7 +37,7 @@ const migrations: Record<string, Migration> = {
   },
   '0002_labels_trgm': {
     up: async (db: Kysely<unknown>) => {
-      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(db);
       await db.schema
         .createTable('labels')
         .addColumn('id', 'integer', (c) => c.primaryKey())

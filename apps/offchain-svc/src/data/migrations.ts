@@ -16,7 +16,9 @@ export const MIGRATION_TABLE = 'offchain_migrations';
 export const migrations: Record<string, Migration> = {
   '0001_subnames': {
     up: async (db: Kysely<unknown>) => {
-      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+      // In public, which every DATABASE_SCHEMA's search_path ends with: an extension created in one service schema
+      // is invisible from another (IF NOT EXISTS then skips it), and dropping that schema would drop it for all.
+      await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(db);
       await sql`
         CREATE TABLE offchain_subnames (
           id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -71,7 +73,7 @@ export const migrations: Record<string, Migration> = {
     // metadata (1 KB as JSON) so that an entry always fits. The trigram and jsonb GIN indexes lead with
     // parent_name (btree_gin), so GIN intersects the parent with the label trigrams or metadata entries.
     up: async (db: Kysely<unknown>) => {
-      await sql`CREATE EXTENSION IF NOT EXISTS btree_gin`.execute(db);
+      await sql`CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public`.execute(db);
       await sql`DROP INDEX offchain_subnames_parent_label_idx`.execute(db);
       await sql`
         CREATE UNIQUE INDEX offchain_subnames_parent_label_idx
