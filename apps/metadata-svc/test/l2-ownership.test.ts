@@ -6,10 +6,10 @@
  */
 import request from 'supertest';
 import { ZeroAddress, type Wallet } from 'ethers';
+import type { Address } from 'viem';
 import { labelhash, namehash } from '@nrp/ens';
-import { expectProblem, type EnsChain } from '@nrp/testkit';
+import { expectProblem, startL2Chain, type EnsChain, type L2Chain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/uploads/stable-url';
-import { startL2Chain, type L2Chain } from './l2-chain';
 import {
   BASE_URL,
   png,
@@ -26,17 +26,19 @@ const imagePath = `/profile/sepolia/${NAME}/avatar`;
 
 let chain: EnsChain;
 let l2: L2Chain;
+let registry: Address;
 let h: Harness;
 let alice: Wallet;
 let bob: Wallet;
 let image: Buffer;
 
 beforeAll(async () => {
-  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startL2Chain('l2.eth')]);
+  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startL2Chain()]);
+  registry = await l2.deployRegistry('l2.eth', { ownerIsController: true });
   alice = walletOf(chain, 1);
   bob = walletOf(chain, 2);
   image = await png();
-  await l2.register('alice', alice.address, (await l2.now()) + 86400n);
+  await l2.register(registry, 'alice', alice.address, (await l2.now()) + 86400n);
   const deployer = walletOf(chain, 0).address;
   await chain.ens.registerEthName('l2', deployer);
   await chain.ens.createSubname('l2.eth', 'alice', deployer);
@@ -48,7 +50,7 @@ beforeAll(async () => {
   ]);
   h = await startHarness(chain, {
     BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
-    BASE_SEPOLIA_L2_REGISTRIES: l2.registry,
+    BASE_SEPOLIA_L2_REGISTRIES: registry,
   });
 }, 120_000);
 
@@ -86,8 +88,7 @@ describe('the owner of an L2 name is its holder on the L2 registry', () => {
       .send(await signedFields(app, alice))
       .expect(200);
 
-    await l2.provider.send('evm_increaseTime', [2 * 86400]);
-    await l2.provider.send('evm_mine', []);
+    await l2.increaseTime(2 * 86400);
     expectProblem(
       await upload(app, imagePath, 'avatar', image, await signedFields(app, alice)),
       403,

@@ -6,10 +6,19 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import sharp from 'sharp';
+import type { Address } from 'viem';
 import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nrp/client';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { expectProblem, startRpcProxy, until, type EnsChain, type RpcProxy } from '@nrp/testkit';
-import { startL2Chain, type L2Chain } from './l2-chain';
+import {
+  expectProblem,
+  l2RegistryAbi,
+  startL2Chain,
+  startRpcProxy,
+  until,
+  type EnsChain,
+  type L2Chain,
+  type RpcProxy,
+} from '@nrp/testkit';
 import { BASE_URL, startEnsChain, startHarness, walletOf, type Harness } from './support';
 
 const OTHER_CONTRACT = '0x00000000000000000000000000000000000000c0';
@@ -19,11 +28,11 @@ let l2: L2Chain;
 let proxy: RpcProxy;
 let h: Harness;
 let holder: string;
-let registry: string;
+let registry: Address;
 let aliceExpiry: bigint;
 
 const id = (name: string) => tokenIdFromNamehash(namehash(name));
-const tokenPath = (name: string, contract = registry, network = 'base-sepolia') =>
+const tokenPath = (name: string, contract: string = registry, network = 'base-sepolia') =>
   `/${network}/${contract}/${id(name)}`;
 const get = (path: string) => request(h.service.app).get(path);
 
@@ -38,12 +47,12 @@ function binary(path: string, headers: Record<string, string> = {}) {
     });
 }
 
-const register = async (label: string, expiry: bigint) => l2.register(label, holder, expiry);
+const register = async (label: string, expiry: bigint) => l2.register(registry, label, holder, expiry);
 
 beforeAll(async () => {
-  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startL2Chain('l2.eth')]);
+  [chain, l2] = await Promise.all([startEnsChain({ chainId: 11155111 }), startL2Chain()]);
   proxy = await startRpcProxy(l2.anvil.rpcUrl);
-  registry = l2.registry;
+  registry = await l2.deployRegistry('l2.eth', { ownerIsController: true });
   holder = walletOf(chain, 1).address;
   aliceExpiry = (await l2.now()) + 365n * 86400n;
   await register('alice', aliceExpiry);
@@ -129,15 +138,14 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
   it('404 TOKEN_NOT_FOUND for a revoked name', async () => {
     await register('revoked', (await l2.now()) + 86400n);
     await get(tokenPath('revoked.l2.eth')).expect(200);
-    await l2.registryTx('revoke', [namehash('revoked.l2.eth')]);
+    await l2.send(l2.account(0), registry, l2RegistryAbi, 'revoke', [namehash('revoked.l2.eth')]);
     expectProblem(await get(tokenPath('revoked.l2.eth')), 404, 'TOKEN_NOT_FOUND');
   });
 
   it('404 TOKEN_NOT_FOUND once the name has expired on the L2', async () => {
     await register('brief', (await l2.now()) + 600n);
     await get(tokenPath('brief.l2.eth')).expect(200);
-    await l2.provider.send('evm_increaseTime', [3600]);
-    await l2.provider.send('evm_mine', []);
+    await l2.increaseTime(3600);
     const problem = expectProblem(await get(tokenPath('brief.l2.eth')), 404, 'TOKEN_NOT_FOUND');
     expect(problem.detail).toContain('84532');
     expectProblem(await get(`${tokenPath('brief.l2.eth')}/image`), 404, 'TOKEN_NOT_FOUND');

@@ -9,6 +9,7 @@ import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
 import { signMintContext } from '../src/sign-mint';
+import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, type L2Chain } from '@nrp/testkit';
 import {
   SIGNER_KEY,
   accountAt,
@@ -21,7 +22,7 @@ import {
   walletAt,
   type MintTestEnv,
 } from './helpers';
-import { L2_CHAIN_ID, registryAbi, startL2Chain, type L2Chain, type L2ParentContracts } from './l2-chain';
+import { deployL2Parent, mintOnL2, mintRevertOnL2, type L2ParentContracts } from './l2-chain';
 
 const PARENT = 'l2.eth';
 const MILLI = 10n ** 15n;
@@ -46,8 +47,8 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     try {
       env = await startMintTestEnv(async (chain) => {
         const treasury = accountAt(chain, 9).address;
-        served = await l2.deployParent(PARENT, treasury);
-        disabled = await l2.deployParent('off.eth', treasury, false);
+        served = await deployL2Parent(l2, PARENT, treasury);
+        disabled = await deployL2Parent(l2, 'off.eth', treasury, false);
         // The operator's listings file lists the L2 parents (the served ones and one no controller serves).
         const listing = { basePriceWei: String(MILLI), paymentReceiver: accountAt(chain, 1).address };
         const entries = [PARENT, 'off.eth', 'unserved.eth'].map((parentName) => ({
@@ -121,18 +122,18 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     expect(res.body).toMatchObject({ chainId: L2_CHAIN_ID, mintController: served.controller });
     expect(res.body.content).toMatchObject({ parentNode: namehash(PARENT), price: String(MILLI), fuses: 0 });
 
-    await l2.mint(l2.account(5), served.controller, mintArgs(res.body), MILLI + 1000n);
+    await mintOnL2(l2, l2.account(5), served.controller, mintArgs(res.body), MILLI + 1000n);
     const node = namehash(`alpha.${PARENT}`);
     const owner = await l2.client.readContract({
       address: served.registry,
-      abi: registryAbi,
+      abi: l2RegistryAbi,
       functionName: 'ownerOf',
       args: [BigInt(node)],
     });
     expect(owner).toBe(minter);
     const expiry = await l2.client.readContract({
       address: served.registry,
-      abi: registryAbi,
+      abi: l2RegistryAbi,
       functionName: 'expiries',
       args: [BigInt(node)],
     });
@@ -160,7 +161,8 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     expect(revertName(env, onL1)).toBe('InvalidSignature');
 
     const l1Domain = await signMintContext(new Wallet(SIGNER_KEY), 11155111, served.controller, args[0]);
-    const wrongChain = await l2.mintRevert(
+    const wrongChain = await mintRevertOnL2(
+      l2,
       l2.account(5),
       served.controller,
       [args[0], l1Domain, [], '0x'],
@@ -168,7 +170,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     );
     expect(wrongChain).toBe('InvalidSignature');
     // the service's own answer is good there
-    expect(await l2.mintRevert(l2.account(5), served.controller, args, MILLI + 1000n)).toBeUndefined();
+    expect(await mintRevertOnL2(l2, l2.account(5), served.controller, args, MILLI + 1000n)).toBeUndefined();
   });
 
   it('an L2 parent without a configured controller is 404 LISTING_NOT_FOUND like an unlisted one', async () => {
@@ -256,6 +258,8 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     expect(res.status).toBe(200);
     const args = mintArgs(res.body);
     await l2.increaseTime(env.context.config.SIGNATURE_TTL_SECONDS + 60);
-    expect(await l2.mintRevert(l2.account(5), served.controller, args, 10n ** 16n)).toBe('SignatureExpired');
+    expect(await mintRevertOnL2(l2, l2.account(5), served.controller, args, 10n ** 16n)).toBe(
+      'SignatureExpired',
+    );
   });
 });

@@ -5,10 +5,10 @@
 import request from 'supertest';
 import { ZeroAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { until } from '@nrp/testkit/src/until';
+import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, until, type L2Chain } from '@nrp/testkit';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
 import { accountAt, listDirect, mintArgs, startMintTestEnv, type MintTestEnv } from './helpers';
-import { L2_CHAIN_ID, registryAbi, startL2Chain, type L2Chain, type L2ParentContracts } from './l2-chain';
+import { deployL2Parent, mintOnL2, type L2ParentContracts } from './l2-chain';
 
 const PARENT = 'l2idx.eth';
 
@@ -23,7 +23,7 @@ describe('the names index of an L2 (base-sepolia)', () => {
     l2 = await startL2Chain();
     try {
       env = await startMintTestEnv(async (chain) => {
-        parent = await l2.deployParent(PARENT, accountAt(chain, 9).address);
+        parent = await deployL2Parent(l2, PARENT, accountAt(chain, 9).address);
         return {
           BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
           BASE_SEPOLIA_L2_MINT_CONTROLLERS: parent.controller,
@@ -81,7 +81,7 @@ describe('the names index of an L2 (base-sepolia)', () => {
       .send({ parentName: PARENT, label: 'alpha', minterAddress: minter, network: 'base-sepolia' })
       .expect(200);
     const value = BigInt(res.body.content.price) + BigInt(res.body.content.fee);
-    await l2.mint(l2.account(5), parent.controller, mintArgs(res.body), value);
+    await mintOnL2(l2, l2.account(5), parent.controller, mintArgs(res.body), value);
     await untilOwned(minter, ['alpha.l2idx.eth'], 'the L2 mint is indexed');
     const [item] = (await names({ owner: minter }).expect(200)).body.items;
     expect(item).toMatchObject({
@@ -97,7 +97,7 @@ describe('the names index of an L2 (base-sepolia)', () => {
     ).toEqual([]);
 
     const tokenId = BigInt(namehash('alpha.l2idx.eth'));
-    await l2.send(l2.account(5), parent.registry, registryAbi, 'transferFrom', [minter, other, tokenId]);
+    await l2.send(l2.account(5), parent.registry, l2RegistryAbi, 'transferFrom', [minter, other, tokenId]);
     await untilOwned(other, ['alpha.l2idx.eth'], 'the ERC-721 transfer is followed');
     expect((await names({ owner: minter }).expect(200)).body.items).toEqual([]);
 
@@ -122,9 +122,9 @@ describe('the names index of an L2 (base-sepolia)', () => {
       .send({ parentName: PARENT, label: 'gone', minterAddress: minter, network: 'base-sepolia' })
       .expect(200);
     const value = BigInt(res.body.content.price) + BigInt(res.body.content.fee);
-    await l2.mint(l2.account(5), parent.controller, mintArgs(res.body), value);
+    await mintOnL2(l2, l2.account(5), parent.controller, mintArgs(res.body), value);
     await untilOwned(minter, ['gone.l2idx.eth'], 'the second mint is indexed');
-    await l2.send(l2.account(0), parent.registry, registryAbi, 'revoke', [namehash('gone.l2idx.eth')]);
+    await l2.send(l2.account(0), parent.registry, l2RegistryAbi, 'revoke', [namehash('gone.l2idx.eth')]);
     await untilOwned(ZeroAddress, ['gone.l2idx.eth'], 'the revoke is followed');
     expect((await names({ owner: minter }).expect(200)).body.items).toEqual([]);
   });

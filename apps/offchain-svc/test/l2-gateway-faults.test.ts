@@ -6,7 +6,7 @@
 import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
 import { ALICE, startTestService, type TestService } from './helpers';
-import { startL2Chain, type L2Chain } from './l2-chain';
+import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import {
   SENDER,
   SIGNER,
@@ -21,7 +21,7 @@ const NAME = 'dave.l2.eth';
 const word = (hex: string) => hex.padStart(64, '0');
 
 describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
-  let l2: L2Chain;
+  let l2: GatewayL2;
   let svc: TestService;
   let clockOffsetMs = 0;
   const get = (callData: string) =>
@@ -39,7 +39,7 @@ describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
   }
 
   beforeAll(async () => {
-    l2 = await startL2Chain();
+    l2 = await startGatewayL2();
     svc = await startTestService(
       {
         GATEWAY_SIGNER_KEY: SIGNER.privateKey,

@@ -11,9 +11,9 @@ import { getEnsAddress, getEnsText } from 'viem/actions';
 import { resolverInterface } from '@nrp/chain';
 import { deployContract, l2NameResolverArtifact, universalResolverArtifact } from '@nrp/contracts';
 import { dnsEncode, encodeContenthash } from '@nrp/ens';
-import { LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { L2_CHAIN_ID, LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, IPFS, startTestService, type TestService } from './helpers';
-import { L2_CHAIN_ID, startL2Chain, type L2Chain } from './l2-chain';
+import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import {
   BASE_COIN,
   SENDER,
@@ -32,7 +32,7 @@ const NAME = 'carol.l2.eth';
 const CACHE_MS = 2000;
 
 describe('L2 gateway: records of L2Registry names, signed', () => {
-  let l2: L2Chain;
+  let l2: GatewayL2;
   let l1: EnsChain;
   let svc: TestService;
   let server: Server;
@@ -45,7 +45,7 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
   const post = (callData: string) => request(svc.app).post(path()).send({ sender: SENDER, data: callData });
 
   beforeAll(async () => {
-    [l2, l1] = await Promise.all([startL2Chain(), startEnsChain()]);
+    [l2, l1] = await Promise.all([startGatewayL2(), startEnsChain()]);
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

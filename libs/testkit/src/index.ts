@@ -24,4 +24,5 @@ export * from './chain-env';
 export * from './sign-in';
 export * from './rpc-proxy';
 export * from './problems';
+export * from './l2-chain';
 export * from './dev-l2';
