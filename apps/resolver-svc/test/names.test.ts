@@ -144,6 +144,103 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
     });
   });
 
+  describe('the names on the L2 settling on the network (base-sepolia for sepolia)', () => {
+    const names = (res: { body: { names: Array<{ name: string; network?: string }> } }) =>
+      res.body.names.map((n) => `${n.name}@${n.network ?? 'offchain'}`);
+
+    it('pages across the three sources with a page of 1 name per source', async () => {
+      const small = await startResolverService(env.resolverEnv({ NAMES_PAGE_SIZE_PER_SOURCE: '1' }));
+      try {
+        const first = await request(small.app).get(`/ens/v2/names/${holder}`).expect(200);
+        expect(names(first)).toEqual([
+          'bob.idx.eth@sepolia',
+          'alpha.l2n.eth@base-sepolia',
+          'bob.offchain.eth@offchain',
+        ]);
+        expect(first.body).toMatchObject({ primaryName: 'bob.idx.eth', partial: false, failedSources: [] });
+        expect(typeof first.body.nextCursor).toBe('string');
+        const second = await request(small.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ cursor: first.body.nextCursor })
+          .expect(200);
+        expect(names(second)).toEqual(['beta.l2n.eth@base-sepolia']);
+        expect(second.body).toMatchObject({ nextCursor: null, partial: false });
+      } finally {
+        await small.close();
+      }
+    });
+
+    describe('through a proxy of mint-svc that records the networks asked', () => {
+      // One mint-svc serves both indexes from one database: its L2 index alone failing cannot be produced for real,
+      // so the proxy answers 503 for network=base-sepolia while `failL2` is set and forwards everything else.
+      let proxy: Awaited<ReturnType<typeof listen>>;
+      let viaProxy: ResolverService;
+      let failL2 = false;
+      const networksAsked: string[] = [];
+
+      beforeAll(async () => {
+        proxy = await listen((req, res) => {
+          const network = new URL(req.url ?? '/', env.mintUrl).searchParams.get('network') ?? '';
+          networksAsked.push(network);
+          if (failL2 && network === 'base-sepolia') {
+            res.writeHead(503, { 'content-type': 'application/problem+json' });
+            res.end(JSON.stringify({ status: 503, title: 'Service Unavailable', code: 'NOT_READY' }));
+            return;
+          }
+          void fetch(`${env.mintUrl}${req.url ?? '/'}`).then(async (upstream) => {
+            res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? '' });
+            res.end(Buffer.from(await upstream.arrayBuffer()));
+          });
+        });
+        viaProxy = await startResolverService(env.resolverEnv({ MINT_URL: proxy.url }));
+      });
+      afterAll(async () => {
+        await viaProxy?.close();
+        if (proxy) await closeServer(proxy.server);
+      });
+      beforeEach(() => {
+        networksAsked.length = 0;
+        failL2 = false;
+      });
+
+      it('the L2 index failing: the L1 and offchain names, partial, failedSources mintedL2, the cursor asks it again', async () => {
+        failL2 = true;
+        const res = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ noCache: true })
+          .expect(200);
+        expect(names(res)).toEqual(['bob.idx.eth@sepolia', 'bob.offchain.eth@offchain']);
+        expect(res.body).toMatchObject({
+          primaryName: 'bob.idx.eth',
+          partial: true,
+          failedSources: ['mintedL2'],
+        });
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect([...networksAsked].sort()).toEqual(['base-sepolia', 'sepolia']);
+        failL2 = false;
+        networksAsked.length = 0;
+        const retry = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ cursor: res.body.nextCursor })
+          .expect(200);
+        expect(names(retry)).toEqual(HOLDER_L2_NAMES.map((n) => `${n}@base-sepolia`));
+        expect(retry.body).toMatchObject({ nextCursor: null, partial: false, failedSources: [] });
+        expect(networksAsked).toEqual(['base-sepolia']);
+      });
+
+      it('network=mainnet asks mainnet and base, never base-sepolia: no base-sepolia names', async () => {
+        const res = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ network: 'mainnet' })
+          .expect(200);
+        expect(names(res)).toEqual(['bob.offchain.eth@offchain']);
+        // The mainnet RPC of this test is down, so only the reverse lookup fails; both mint-svc indexes answered.
+        expect(res.body).toMatchObject({ primaryName: null, failedSources: ['primaryName'] });
+        expect([...networksAsked].sort()).toEqual(['base', 'mainnet']);
+      });
+    });
+  });
+
   describe('bad input is 400 problem+json', () => {
     const cases: Array<[string, string]> = [
       ['an address that is not one', '/ens/v2/names/0x1234'],
