@@ -1,36 +1,30 @@
 import {
-  createMintClient,
-  createOffchainClient,
-  mintResponseSchemas,
-  offchainResponseSchemas,
-  type MintClient,
-  type OffchainClient,
-} from '@nrp/client';
-import { encodeCursor, type AddressName, type AddressNames, type AddressNamesCursor } from '@nrp/api';
-import type { NetworkName } from '@nrp/chain';
-import { ETH_COIN_TYPE } from '@nrp/ens';
-import type { Logger } from '@nrp/server';
+  encodeCursor,
+  type AddressName,
+  type AddressNames,
+  type AddressNameSource,
+  type AddressNamesCursor,
+} from '@nrp/api';
+import { ETH_COIN_TYPE, L2_NETWORK_NAMES, L2_SETTLEMENT_NETWORK, type NetworkName } from '@nrp/ens';
 import type { ResultCache } from './cache';
+import { NameSources, type NameSourcesOptions, type SourcePage } from './name-sources';
 import type { Fresh, Resolution } from './resolution';
 
-/** Names asked of each source per page. */
-export const SOURCE_PAGE_SIZE = 50;
-
-export interface AddressNamesOptions {
-  mintUrl: string | undefined;
-  offchainUrl: string | undefined;
-  timeoutMs: number;
+export interface AddressNamesOptions extends NameSourcesOptions {
   ttlMs: number;
   cache: ResultCache;
   resolution: Resolution;
-  logger: Logger;
 }
 
-type Source = AddressNames['failedSources'][number];
+/** The first page of every source. */
+const FIRST_PAGE: AddressNamesCursor = { minted: '', mintedL2: '', offchainPage: 1 };
 
-/** One source's part of a page: its names and where it continues (undefined: no more), or its failure. */
-type SourcePage<P> =
-  { names: Omit<AddressName, 'isPrimary'>[]; next: P | undefined } | { failed: true; retry: P };
+const NO_NAMES: SourcePage<never> = { names: [], next: undefined };
+
+/** The L2 whose names resolve from `network` (it settles there), if any. */
+function l2SettlingOn(network: NetworkName) {
+  return L2_NETWORK_NAMES.find((l2) => L2_SETTLEMENT_NETWORK[l2] === network);
+}
 
 /** A page with a failed source: answered, never cached. */
 class PartialPage extends Error {
@@ -40,32 +34,17 @@ class PartialPage extends Error {
 }
 
 /**
- * The names an address holds, merged from mint-svc's index (names minted through our controller, on the request's
- * network) and offchain-svc's subnames owned by the address, each source called over its HTTP API. A source that
- * fails is reported (`partial`, `failedSources`) and its position kept in `nextCursor`, so the next page asks it
- * again; the other source's names are still answered.
+ * The names an address holds, merged from mint-svc's index on the request's network (names minted through our
+ * controller), mint-svc's index on the L2 that settles on it (names minted on our L2 registries, which resolve from
+ * that L1) and offchain-svc's subnames owned by the address. A source that fails is reported (`partial`,
+ * `failedSources`) and its position kept in `nextCursor`, so the next page asks it again; the other sources' names
+ * are still answered.
  */
 export class AddressNamesLookup {
-  private readonly mint: MintClient | undefined;
-  private readonly offchain: OffchainClient | undefined;
+  private readonly sources: NameSources;
 
   constructor(private readonly options: AddressNamesOptions) {
-    const fetchWithTimeout: typeof fetch = (input, init) =>
-      fetch(input, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
-    this.mint = options.mintUrl
-      ? createMintClient({
-          baseUrl: options.mintUrl,
-          responseSchemas: mintResponseSchemas,
-          fetch: fetchWithTimeout,
-        })
-      : undefined;
-    this.offchain = options.offchainUrl
-      ? createOffchainClient({
-          baseUrl: options.offchainUrl,
-          responseSchemas: offchainResponseSchemas,
-          fetch: fetchWithTimeout,
-        })
-      : undefined;
+    this.sources = new NameSources(options);
   }
 
   async names(
@@ -74,7 +53,7 @@ export class AddressNamesLookup {
     cursor: AddressNamesCursor | undefined,
     fresh: boolean,
   ): Promise<Fresh<AddressNames>> {
-    const position = cursor ?? { minted: '', offchainPage: 1 };
+    const position = cursor ?? FIRST_PAGE;
     const key = `v2:${network}:names:${address.toLowerCase()}:${encodeCursor(position)}`;
     try {
       const hit = await this.options.cache.get(
@@ -100,9 +79,11 @@ export class AddressNamesLookup {
     position: AddressNamesCursor,
     fresh: boolean,
   ): Promise<AddressNames> {
-    const [minted, offchain, primary] = await Promise.all([
-      this.mintedPage(network, address, position.minted),
-      this.offchainPage(address, position.offchainPage),
+    const l2 = l2SettlingOn(network);
+    const [minted, mintedL2, offchain, primary] = await Promise.all([
+      this.sources.mintedPage(network, address, position.minted),
+      l2 ? this.sources.mintedPage(l2, address, position.mintedL2) : NO_NAMES,
+      this.sources.offchainPage(address, position.offchainPage),
       this.options.resolution.primaryName(network, address, ETH_COIN_TYPE, fresh).then(
         (answer) => ({ name: answer.value, failed: false }),
         (err: unknown) => {
@@ -111,10 +92,10 @@ export class AddressNamesLookup {
         },
       ),
     ]);
-    const failedSources: Source[] = [];
+    const failedSources: AddressNameSource[] = [];
     const next: AddressNamesCursor = {};
     const names: AddressName[] = [];
-    const take = <P>(source: Source, page: SourcePage<P>, set: (p: P) => void) => {
+    const take = <P>(source: AddressNameSource, page: SourcePage<P>, set: (p: P) => void) => {
       if ('failed' in page) {
         failedSources.push(source);
         set(page.retry);
@@ -124,6 +105,7 @@ export class AddressNamesLookup {
       if (page.next !== undefined) set(page.next);
     };
     take('minted', minted, (p) => (next.minted = p));
+    take('mintedL2', mintedL2, (p) => (next.mintedL2 = p));
     take('offchain', offchain, (p) => (next.offchainPage = p));
     if (primary.failed) failedSources.push('primaryName');
     return {
@@ -134,51 +116,5 @@ export class AddressNamesLookup {
       partial: failedSources.length > 0,
       failedSources,
     };
-  }
-
-  private async mintedPage(
-    network: NetworkName,
-    owner: string,
-    cursor: string | undefined,
-  ): Promise<SourcePage<string>> {
-    if (cursor === undefined || !this.mint) return { names: [], next: undefined };
-    try {
-      const page = await this.mint.listNames({
-        network,
-        owner,
-        size: SOURCE_PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      });
-      return {
-        names: page.items.map((n) => ({
-          name: n.name,
-          source: 'minted' as const,
-          parentName: n.parentName,
-          expiry: n.expiry,
-        })),
-        next: page.nextCursor ?? undefined,
-      };
-    } catch (err) {
-      this.options.logger.warn({ err, owner }, 'mint-svc names failed');
-      return { failed: true, retry: cursor };
-    }
-  }
-
-  private async offchainPage(owner: string, page: number | undefined): Promise<SourcePage<number>> {
-    if (page === undefined || !this.offchain) return { names: [], next: undefined };
-    try {
-      const answer = await this.offchain.searchSubnames({ owner, page, size: SOURCE_PAGE_SIZE });
-      return {
-        names: answer.items.map((s) => ({
-          name: s.fullName,
-          source: 'offchain' as const,
-          parentName: s.parentName,
-        })),
-        next: page * SOURCE_PAGE_SIZE < answer.totalItems ? page + 1 : undefined,
-      };
-    } catch (err) {
-      this.options.logger.warn({ err, owner }, 'offchain-svc names failed');
-      return { failed: true, retry: page };
-    }
   }
 }

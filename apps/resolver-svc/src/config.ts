@@ -30,6 +30,8 @@ export const configSchema = baseConfigSchema(3004).extend({
     .optional(),
   /** Lifetime of a cached names page of an address (complete answers only); 0 disables caching. */
   NAMES_CACHE_TTL_SECONDS: nonNegativeInt.default(60),
+  /** Names asked of each source (mint-svc on the L1, on its L2, offchain-svc) for one page of an address's names. */
+  NAMES_PAGE_SIZE_PER_SOURCE: positiveInt.max(100).default(50),
   /** Upper bound of one call to mint-svc or offchain-svc. */
   NAMES_UPSTREAM_TIMEOUT_MS: positiveInt.default(5000),
   /** Public base URL of metadata-svc; when set, reverse profiles carry `avatarUrl` (its resolved avatar route). */

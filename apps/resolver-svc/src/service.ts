@@ -49,8 +49,9 @@ gateway that fails, answer 502 \`UPSTREAM_ERROR\` whose \`upstream\` member hold
 A name without resolver or an unknown name is not an error. Failures are never cached.
 
 **Names of an address.** \`GET /ens/v2/names/{address}\` merges the names minted through our controller (mint-svc,
-MINT_URL) with the offchain subnames the address owns (offchain-svc, OFFCHAIN_URL); a source that fails is reported
-in the answer (\`partial\`, \`failedSources\`), never as a 5xx.`;
+MINT_URL), on the network and on the L2 that settles on it (\`base-sepolia\` for \`sepolia\`, \`base\` for
+\`mainnet\`), with the offchain subnames the address owns (offchain-svc, OFFCHAIN_URL); a source that fails is
+reported in the answer (\`partial\`, \`failedSources\`), never as a 5xx.`;
 
 export const createService: ServiceFactory<Config, RouteContext> = async (config, logger) => {
   const onShutdown: Array<() => Promise<void>> = [];
@@ -87,6 +88,7 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     mintUrl: config.MINT_URL,
     offchainUrl: config.OFFCHAIN_URL,
     timeoutMs: config.NAMES_UPSTREAM_TIMEOUT_MS,
+    pageSize: config.NAMES_PAGE_SIZE_PER_SOURCE,
     ttlMs: config.NAMES_CACHE_TTL_SECONDS * 1000,
     cache,
     resolution,

@@ -1,102 +1,28 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { encodeCursor } from '@nrp/api';
-import { devChainEnv } from '@nrp/testkit';
-import { until } from '@nrp/testkit/src/until';
-// The real mint and offchain services, started in-process through their own test helpers.
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  startMintTestEnv,
-  walletAt,
-  type MintTestEnv,
-} from '../../mint-svc/test/helpers';
-import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
-import { SOURCE_PAGE_SIZE } from '../src/address-names';
+import { accountAt } from '../../mint-svc/test/helpers';
 import { startResolverService, type ResolverService } from '../dev/fixture';
+import { HOLDER_L2_NAMES, L2_PARENT, closeServer, listen, startNamesEnv, type NamesEnv } from './names-env';
 
-async function listen(handler: RequestListener) {
-  const server = createServer(handler);
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+/** NAMES_PAGE_SIZE_PER_SOURCE's default. */
+const DEFAULT_PAGE_SIZE = 50;
 
 describe('GET /ens/v2/names/{address}: minted and offchain names of an address, merged', () => {
-  let mint: MintTestEnv;
-  let offchain: TestService;
-  let servers: Server[] = [];
-  let mintUrl: string;
-  let offchainUrl: string;
+  let env: NamesEnv;
   let resolver: ResolverService;
-  let holder: string; // account 3: bob.idx.eth (minted, primary) and bob.offchain.eth
-  let key: string;
-
-  const resolverEnv = (overrides: Record<string, string> = {}) => ({
-    LOG_LEVEL: 'silent',
-    DEFAULT_NETWORK: 'sepolia',
-    ...devChainEnv(mint.chain.contracts, mint.chain.anvil.rpcUrl),
-    MAINNET_RPC_URL: 'http://127.0.0.1:9',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    NO_CACHE_RATE_LIMIT_PER_MINUTE: '1000000',
-    MINT_URL: mintUrl,
-    OFFCHAIN_URL: offchainUrl,
-    NAMES_UPSTREAM_TIMEOUT_MS: '2000',
-    ...overrides,
-  });
-
-  const createOffchain = (label: string, owner: string) =>
-    request(offchain.app)
-      .post('/api/v1/subnames')
-      .set('x-auth-token', key)
-      .send({ parentName: 'offchain.eth', label, owner })
-      .expect(201);
+  let holder: string;
 
   beforeAll(async () => {
-    mint = await startMintTestEnv({ INDEX_CONFIRMATIONS: '0', INDEX_INTERVAL_MS: '50' });
-    offchain = await startOffchainService();
-    const mintServer = await listen(mint.app);
-    const offchainServer = await listen(offchain.app);
-    servers = [mintServer.server, offchainServer.server];
-    mintUrl = mintServer.url;
-    offchainUrl = offchainServer.url;
-    key = await offchain.keyFor('offchain.eth');
-
-    holder = accountAt(mint.chain, 3).address;
-    const parentOwner = accountAt(mint.chain, 1).address;
-    await mint.chain.ens.registerEthName('idx', parentOwner);
-    await approveController(mint, 1, false);
-    await listDirect(mint, 'idx.eth', { paymentReceiver: parentOwner });
-    const signed = await request(mint.app)
-      .post('/api/v1/mint')
-      .send({ isTestnet: true, parentName: 'idx.eth', label: 'bob', minterAddress: holder, expiryInYears: 1 })
-      .expect(200);
-    const total = BigInt(signed.body.content.price) + BigInt(signed.body.content.fee);
-    await sendMint(mint, walletAt(mint, 3), mintArgs(signed.body), total);
-    await mint.chain.ens.setAddr('bob.idx.eth', holder);
-    await mint.chain.ens.setReverseName(accountAt(mint.chain, 3).privateKey, 'bob.idx.eth');
-    await createOffchain('bob', holder);
-    await until(
-      async () =>
-        (await request(mint.app).get('/api/v1/names').query({ network: 'sepolia', owner: holder })).body.items
-          ?.length === 1,
-      'bob.idx.eth indexed',
-      30_000,
-    );
-    resolver = await startResolverService(resolverEnv());
+    env = await startNamesEnv();
+    holder = env.holder;
+    resolver = await startResolverService(env.resolverEnv());
   }, 240_000);
   afterAll(async () => {
     await resolver?.close();
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-    await offchain?.close();
-    await mint?.stop();
+    await env?.close();
   });
 
-  it('lists the minted and the offchain names of the holder, marking the primary name', async () => {
+  it('lists the L1 minted, the L2 minted and the offchain names of the holder, marking the primary name', async () => {
     const res = await request(resolver.app).get(`/ens/v2/names/${holder}`).expect(200);
     expect(res.body).toEqual({
       address: holder,
@@ -106,9 +32,18 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
           name: 'bob.idx.eth',
           source: 'minted',
           parentName: 'idx.eth',
+          network: 'sepolia',
           expiry: null,
           isPrimary: true,
         },
+        ...HOLDER_L2_NAMES.map((name) => ({
+          name,
+          source: 'minted',
+          parentName: L2_PARENT,
+          network: 'base-sepolia',
+          expiry: env.l2Expiries[name],
+          isPrimary: false,
+        })),
         { name: 'bob.offchain.eth', source: 'offchain', parentName: 'offchain.eth', isPrimary: false },
       ],
       nextCursor: null,
@@ -117,11 +52,11 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
     });
     // The lower-case address is the same holder.
     const lower = await request(resolver.app).get(`/ens/v2/names/${holder.toLowerCase()}`).expect(200);
-    expect(lower.body.names).toHaveLength(2);
+    expect(lower.body.names).toHaveLength(4);
   });
 
   it('an address with no names answers an empty page', async () => {
-    const nobody = accountAt(mint.chain, 8).address;
+    const nobody = accountAt(env.mint.chain, 8).address;
     const res = await request(resolver.app).get(`/ens/v2/names/${nobody}`).expect(200);
     expect(res.body).toMatchObject({
       address: nobody,
@@ -133,12 +68,12 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
   });
 
   it('caches complete answers; noCache=true asks the sources again', async () => {
-    const owner = accountAt(mint.chain, 7).address;
-    await createOffchain('cached-1', owner);
+    const owner = accountAt(env.mint.chain, 7).address;
+    await env.createOffchain('cached-1', owner);
     const first = await request(resolver.app).get(`/ens/v2/names/${owner}`).expect(200);
     expect(first.body.names.map((n: { name: string }) => n.name)).toEqual(['cached-1.offchain.eth']);
     expect(first.headers['cache-control']).toMatch(/max-age=\d+/);
-    await createOffchain('cached-2', owner);
+    await env.createOffchain('cached-2', owner);
     const cached = await request(resolver.app).get(`/ens/v2/names/${owner}`).expect(200);
     expect(cached.body.names).toHaveLength(1);
     const fresh = await request(resolver.app).get(`/ens/v2/names/${owner}?noCache=true`).expect(200);
@@ -149,30 +84,30 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
   });
 
   it('pages through a source with more names than a page, with the opaque cursor', async () => {
-    const owner = accountAt(mint.chain, 6).address;
-    for (let i = 0; i <= SOURCE_PAGE_SIZE; i += 1)
-      await createOffchain(`many-${String(i).padStart(3, '0')}`, owner);
+    const owner = accountAt(env.mint.chain, 6).address;
+    for (let i = 0; i <= DEFAULT_PAGE_SIZE; i += 1)
+      await env.createOffchain(`many-${String(i).padStart(3, '0')}`, owner);
     const first = await request(resolver.app).get(`/ens/v2/names/${owner}`).expect(200);
-    expect(first.body.names).toHaveLength(SOURCE_PAGE_SIZE);
+    expect(first.body.names).toHaveLength(DEFAULT_PAGE_SIZE);
     expect(typeof first.body.nextCursor).toBe('string');
     const second = await request(resolver.app)
       .get(`/ens/v2/names/${owner}`)
       .query({ cursor: first.body.nextCursor })
       .expect(200);
     expect(second.body.names.map((n: { name: string }) => n.name)).toEqual([
-      `many-${String(SOURCE_PAGE_SIZE).padStart(3, '0')}.offchain.eth`,
+      `many-${String(DEFAULT_PAGE_SIZE).padStart(3, '0')}.offchain.eth`,
     ]);
     expect(second.body.nextCursor).toBeNull();
   });
 
   describe('one source down is reported in the answer, never a 5xx', () => {
-    it('mint-svc unreachable: offchain names, partial, failedSources minted, the next page asks it again', async () => {
-      const down = await startResolverService(resolverEnv({ MINT_URL: 'http://127.0.0.1:9' }));
+    it('mint-svc unreachable: offchain names, partial, failedSources minted and mintedL2, the next page asks them again', async () => {
+      const down = await startResolverService(env.resolverEnv({ MINT_URL: 'http://127.0.0.1:9' }));
       try {
         const res = await request(down.app).get(`/ens/v2/names/${holder}`).expect(200);
         expect(res.body).toMatchObject({
           partial: true,
-          failedSources: ['minted'],
+          failedSources: ['minted', 'mintedL2'],
           names: [{ name: 'bob.offchain.eth', source: 'offchain' }],
         });
         expect(res.headers['cache-control']).toBe('no-cache');
@@ -180,7 +115,7 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
           .get(`/ens/v2/names/${holder}`)
           .query({ cursor: res.body.nextCursor })
           .expect(200);
-        expect(retry.body).toMatchObject({ partial: true, failedSources: ['minted'], names: [] });
+        expect(retry.body).toMatchObject({ partial: true, failedSources: ['minted', 'mintedL2'], names: [] });
       } finally {
         await down.close();
       }
@@ -191,18 +126,118 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>not json</html>');
       });
-      const down = await startResolverService(resolverEnv({ OFFCHAIN_URL: garbage.url }));
+      const down = await startResolverService(env.resolverEnv({ OFFCHAIN_URL: garbage.url }));
       try {
         const res = await request(down.app).get(`/ens/v2/names/${holder}`).expect(200);
         expect(res.body).toMatchObject({
           partial: true,
           failedSources: ['offchain'],
-          names: [{ name: 'bob.idx.eth', source: 'minted', isPrimary: true }],
+          names: [
+            { name: 'bob.idx.eth', source: 'minted', network: 'sepolia', isPrimary: true },
+            ...HOLDER_L2_NAMES.map((name) => ({ name, source: 'minted', network: 'base-sepolia' })),
+          ],
         });
       } finally {
         await down.close();
-        await new Promise((resolve) => garbage.server.close(resolve));
+        await closeServer(garbage.server);
       }
+    });
+  });
+
+  describe('the names on the L2 settling on the network (base-sepolia for sepolia)', () => {
+    const names = (res: { body: { names: Array<{ name: string; network?: string }> } }) =>
+      res.body.names.map((n) => `${n.name}@${n.network ?? 'offchain'}`);
+
+    it('pages across the three sources with a page of 1 name per source', async () => {
+      const small = await startResolverService(env.resolverEnv({ NAMES_PAGE_SIZE_PER_SOURCE: '1' }));
+      try {
+        const first = await request(small.app).get(`/ens/v2/names/${holder}`).expect(200);
+        expect(names(first)).toEqual([
+          'bob.idx.eth@sepolia',
+          'alpha.l2n.eth@base-sepolia',
+          'bob.offchain.eth@offchain',
+        ]);
+        expect(first.body).toMatchObject({ primaryName: 'bob.idx.eth', partial: false, failedSources: [] });
+        expect(typeof first.body.nextCursor).toBe('string');
+        const second = await request(small.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ cursor: first.body.nextCursor })
+          .expect(200);
+        expect(names(second)).toEqual(['beta.l2n.eth@base-sepolia']);
+        expect(second.body).toMatchObject({ nextCursor: null, partial: false });
+      } finally {
+        await small.close();
+      }
+    });
+
+    describe('through a proxy of mint-svc that records the networks asked', () => {
+      // One mint-svc serves both indexes from one database: its L2 index alone failing cannot be produced for real,
+      // so the proxy answers 503 for network=base-sepolia while `failL2` is set and forwards everything else.
+      let proxy: Awaited<ReturnType<typeof listen>>;
+      let viaProxy: ResolverService;
+      let failL2 = false;
+      const networksAsked: string[] = [];
+
+      beforeAll(async () => {
+        proxy = await listen((req, res) => {
+          const network = new URL(req.url ?? '/', env.mintUrl).searchParams.get('network') ?? '';
+          networksAsked.push(network);
+          if (failL2 && network === 'base-sepolia') {
+            res.writeHead(503, { 'content-type': 'application/problem+json' });
+            res.end(JSON.stringify({ status: 503, title: 'Service Unavailable', code: 'NOT_READY' }));
+            return;
+          }
+          void fetch(`${env.mintUrl}${req.url ?? '/'}`).then(async (upstream) => {
+            res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? '' });
+            res.end(Buffer.from(await upstream.arrayBuffer()));
+          });
+        });
+        viaProxy = await startResolverService(env.resolverEnv({ MINT_URL: proxy.url }));
+      });
+      afterAll(async () => {
+        await viaProxy?.close();
+        if (proxy) await closeServer(proxy.server);
+      });
+      beforeEach(() => {
+        networksAsked.length = 0;
+        failL2 = false;
+      });
+
+      it('the L2 index failing: the L1 and offchain names, partial, failedSources mintedL2, the cursor asks it again', async () => {
+        failL2 = true;
+        const res = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ noCache: true })
+          .expect(200);
+        expect(names(res)).toEqual(['bob.idx.eth@sepolia', 'bob.offchain.eth@offchain']);
+        expect(res.body).toMatchObject({
+          primaryName: 'bob.idx.eth',
+          partial: true,
+          failedSources: ['mintedL2'],
+        });
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect([...networksAsked].sort()).toEqual(['base-sepolia', 'sepolia']);
+        failL2 = false;
+        networksAsked.length = 0;
+        const retry = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ cursor: res.body.nextCursor })
+          .expect(200);
+        expect(names(retry)).toEqual(HOLDER_L2_NAMES.map((n) => `${n}@base-sepolia`));
+        expect(retry.body).toMatchObject({ nextCursor: null, partial: false, failedSources: [] });
+        expect(networksAsked).toEqual(['base-sepolia']);
+      });
+
+      it('network=mainnet asks mainnet and base, never base-sepolia: no base-sepolia names', async () => {
+        const res = await request(viaProxy.app)
+          .get(`/ens/v2/names/${holder}`)
+          .query({ network: 'mainnet' })
+          .expect(200);
+        expect(names(res)).toEqual(['bob.offchain.eth@offchain']);
+        // The mainnet RPC of this test is down, so only the reverse lookup fails; both mint-svc indexes answered.
+        expect(res.body).toMatchObject({ primaryName: null, failedSources: ['primaryName'] });
+        expect([...networksAsked].sort()).toEqual(['base', 'mainnet']);
+      });
     });
   });
 

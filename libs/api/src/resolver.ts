@@ -3,7 +3,7 @@
  * validates with them and documents them in /openapi.json) and by clients that opt in to response validation.
  */
 import { z } from 'zod';
-import { chainByName, isValidCoinType, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
+import { chainByName, isValidCoinType, MINT_NETWORK_NAMES, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
 import { commaList, ensName, ethAddress, queryBoolean } from '@nrp/validation';
 import { cursorQuery } from './cursor';
 
@@ -306,11 +306,13 @@ export const addressParamsSchema = z.object({ address: ethAddress });
 // ---- the names of an address ----
 
 /**
- * Where the next page of an address's names starts in each source (`minted`: mint-svc's cursor, empty for its first
- * page; `offchainPage`: offchain-svc's page); a source without a key has no more names.
+ * Where the next page of an address's names starts in each source (`minted`: mint-svc's cursor on the request's L1,
+ * empty for its first page; `mintedL2`: the same on the L2 that settles on it; `offchainPage`: offchain-svc's page);
+ * a source without a key has no more names.
  */
 export const addressNamesCursorSchema = z.strictObject({
   minted: z.string().max(1024).optional(),
+  mintedL2: z.string().max(1024).optional(),
   offchainPage: z.number().int().min(1).max(10_000).optional(),
 });
 export type AddressNamesCursor = z.output<typeof addressNamesCursorSchema>;
@@ -322,21 +324,38 @@ export const addressNamesQuerySchema = z.strictObject({
 });
 
 export const NAME_SOURCES = ['minted', 'offchain'] as const;
+/** The sources of an address's names as `failedSources` names them: `mintedL2` is mint-svc's index of the L2. */
+export const ADDRESS_NAME_SOURCES = ['minted', 'mintedL2', 'offchain', 'primaryName'] as const;
+export type AddressNameSource = (typeof ADDRESS_NAME_SOURCES)[number];
 
 export const addressNameSchema = z
   .object({
     name: z.string(),
     source: z.enum(NAME_SOURCES).meta({
       description:
-        '`minted`: minted through our mint controller (mint-svc index); `offchain`: an offchain subname.',
+        '`minted`: minted through our mint controller on the L1 or its L2 (mint-svc index; `network` says which); ' +
+        '`offchain`: an offchain subname.',
     }),
     parentName: z.string(),
+    network: z
+      .enum(MINT_NETWORK_NAMES)
+      .optional()
+      .meta({
+        description:
+          "Minted names: where the token lives, the request's L1 (`mainnet`, `sepolia`: ENS, NameWrapper when " +
+          "wrapped) or the L2 settling on it (`base`, `base-sepolia`: the parent's L2Registry). Absent on offchain " +
+          'subnames (no token).',
+      }),
     expiry: z
       .number()
       .int()
       .nullable()
       .optional()
-      .meta({ description: 'Minted names: NameWrapper expiry (Unix seconds), null when unwrapped.' }),
+      .meta({
+        description:
+          'Minted names: on an L1 the NameWrapper expiry (Unix seconds), null when unwrapped; on an L2 the ' +
+          'L2Registry expiry, null when it never expires.',
+      }),
     isPrimary: z
       .boolean()
       .meta({ description: "The address's verified primary name (ENSIP-19, coin type 60)." }),
@@ -356,9 +375,9 @@ export const addressNamesSchema = z
     partial: z
       .boolean()
       .meta({ description: 'true when a source failed: its names are missing from this page.' }),
-    failedSources: z
-      .array(z.enum([...NAME_SOURCES, 'primaryName']))
-      .meta({ description: 'The sources that failed (mint-svc, offchain-svc, the reverse lookup).' }),
+    failedSources: z.array(z.enum(ADDRESS_NAME_SOURCES)).meta({
+      description: "The sources that failed (mint-svc's L1 and L2 index, offchain-svc, the reverse lookup).",
+    }),
   })
   .meta({ id: 'AddressNames' });
 export type AddressNames = z.output<typeof addressNamesSchema>;

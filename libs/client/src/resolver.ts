@@ -82,8 +82,9 @@ export interface ResolverClient {
   /** GET /ens/v2/chains */
   getChains(): Promise<ChainsResult>;
   /**
-   * GET /ens/v2/names/{address}: the names `address` holds (minted through our controller, and offchain subnames),
-   * one page; pass the answer's `nextCursor` as `cursor` for the next.
+   * GET /ens/v2/names/{address}: the names `address` holds (minted through our controller on the network and on the
+   * L2 settling on it, each with its `network`, and offchain subnames), one page; pass the answer's `nextCursor` as
+   * `cursor` for the next.
    */
   names(address: string, options?: ResolveOptions & { cursor?: string }): Promise<AddressNames>;
 }

@@ -10,16 +10,22 @@ export function namesRoutes(ctx: RouteContext, lookup: AddressNamesLookup): Rout
       method: 'get',
       path: '/ens/v2/names/:address',
       operationId: 'names',
-      summary: 'Every name an address holds: minted through our controller, and offchain subnames',
+      summary:
+        'Every name an address holds: minted through our controller (on the L1 and its L2), and offchain subnames',
       description:
-        "Merges mint-svc's index of the names minted through our mint controller that the address holds now, on " +
-        '`network` (`source: "minted"`, with their NameWrapper `expiry`), and offchain-svc\'s subnames whose `owner` ' +
-        'is the address (`source: "offchain"`; offchain subnames have no network), over their HTTP APIs (MINT_URL, ' +
-        'OFFCHAIN_URL). `isPrimary` marks the verified primary name (ENSIP-19, coin type 60), also answered as ' +
-        '`primaryName`. A page holds up to 50 names of each source; `nextCursor` (opaque) asks for the next. A source ' +
-        'that fails (down, slow, an error answer) does not fail the request: its names are missing, `partial` is ' +
-        'true and `failedSources` names it (`minted`, `offchain`, `primaryName`), and `nextCursor` asks it again. ' +
-        'Complete answers are cached for NAMES_CACHE_TTL_SECONDS; `noCache=true` asks the sources again.',
+        "Merges, over their HTTP APIs (MINT_URL, OFFCHAIN_URL), mint-svc's index of the names minted through our " +
+        'mint controller that the address holds now on `network` (`source: "minted"`, `network` the L1, with their ' +
+        "NameWrapper `expiry`), mint-svc's index of the names minted on our L2 registries of the L2 that settles on " +
+        '`network` (`base-sepolia` for `sepolia`, `base` for `mainnet`; they resolve from that L1 through CCIP-Read): ' +
+        '`source: "minted"`, `network` the L2, holder from the registry\'s ERC-721 `Transfer`, `expiry` the ' +
+        "registry's (null: never), and offchain-svc's subnames whose `owner` is the address (`source: " +
+        '"offchain"`, no `network`: they have no token). Each name\'s `network` says where its token lives. ' +
+        '`isPrimary` marks the verified primary name (ENSIP-19, coin type 60), also answered as `primaryName`. A ' +
+        'page holds up to NAMES_PAGE_SIZE_PER_SOURCE (50) names of each source, L1 minted names first, then L2, then ' +
+        'offchain; `nextCursor` (opaque) asks for the next. A source that fails (down, slow, an error answer) does ' +
+        'not fail the request: its names are missing, `partial` is true and `failedSources` names it (`minted`: the ' +
+        'L1 index, `mintedL2`: the L2 index, `offchain`, `primaryName`), and `nextCursor` asks it again. Complete ' +
+        'answers are cached for NAMES_CACHE_TTL_SECONDS; `noCache=true` asks the sources again.',
       budget: { bodyBytes: 0, answerBytes: MAX_ANSWER_BYTES, timeMs: 30_000 },
       tags: ['names'],
       params: addressParamsSchema,
