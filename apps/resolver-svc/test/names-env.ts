@@ -7,7 +7,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { devChainEnv } from '@nrp/testkit';
+import { devChainEnv, startL2Chain, type L2Chain } from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import {
   accountAt,
@@ -19,7 +19,7 @@ import {
   walletAt,
   type MintTestEnv,
 } from '../../mint-svc/test/helpers';
-import { startL2Chain, type L2Chain, type L2ParentContracts } from '../../mint-svc/test/l2-chain';
+import { deployL2Parent, mintOnL2, type L2ParentContracts } from '../../mint-svc/test/l2-chain';
 import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
 
 export const L2_PARENT = 'l2n.eth';
@@ -65,10 +65,11 @@ export async function startNamesEnv(): Promise<NamesEnv> {
   };
   try {
     mint = await startMintTestEnv(async (chain) => {
-      l2Parent = await l2.deployParent(L2_PARENT, accountAt(chain, 9).address);
+      const parent = await deployL2Parent(l2, L2_PARENT, accountAt(chain, 9).address);
+      l2Parent = parent;
       return {
         BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
-        BASE_SEPOLIA_L2_MINT_CONTROLLERS: l2Parent.controller,
+        BASE_SEPOLIA_L2_MINT_CONTROLLERS: parent.controller,
         INDEX_CONFIRMATIONS: '0',
         INDEX_INTERVAL_MS: '50',
       };
@@ -123,7 +124,7 @@ export async function startNamesEnv(): Promise<NamesEnv> {
         label,
         minterAddress: holder,
       });
-      await l2.mint(l2.account(3), controller, minted.args, minted.value);
+      await mintOnL2(l2, l2.account(3), controller, minted.args, minted.value);
       l2Expiries[name] = minted.expiry;
     }
     await env.chain.ens.setAddr('bob.idx.eth', holder);
