@@ -140,6 +140,17 @@ describe.each(['production', 'staging'])('k8s overlay %s', (overlay) => {
     expect(sized).toContain('offchain-svc');
   });
 
+  it('runs every service with --expose-gc, so it gives memory back when it falls idle', () => {
+    for (const service of services) {
+      const [container] = find(objects, 'Deployment', service).spec?.template?.spec.containers ?? [];
+      const options = container?.env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+      expect({ service, exposeGc: options.split(' ').includes('--expose-gc') }).toEqual({
+        service,
+        exposeGc: true,
+      });
+    }
+  });
+
   it('renders objects that are all valid against the Kubernetes schemas', () => {
     expect(objects.length).toBeGreaterThan(services.length * 6);
     expect(schemaProblems(objects)).toEqual([]);

@@ -60,6 +60,11 @@ export function baseConfigSchema(defaultPort: number) {
     /** Requests per minute per client IP across all routes, before the stricter per-route limits. */
     RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
     SHUTDOWN_GRACE_MS: nonNegativeInt.default(10000),
+    /**
+     * With `--expose-gc`: once requests were served and none arrived for this long, one full collection gives the
+     * memory they grew back to the system (0: never).
+     */
+    IDLE_MEMORY_RELEASE_MS: nonNegativeInt.default(10000),
   });
 }
 

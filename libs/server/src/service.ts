@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '@nrp/db';
 import type { BlobStore } from '@nrp/storage';
 import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { releaseMemoryWhenIdle } from './idle-memory';
 import { collectProcessMetrics, type ServiceMetrics } from './metrics';
 import type { RouteDefinition } from './route';
 import { exitOnStartupError, runService, type RunningService } from './run';
@@ -87,6 +88,11 @@ export async function startService<C extends BaseConfig>(
     onShutdown,
     graceMs: config.SHUTDOWN_GRACE_MS,
     handleSignals: options.handleSignals,
+  });
+  releaseMemoryWhenIdle(running.server, {
+    idleMs: config.IDLE_MEMORY_RELEASE_MS,
+    logger,
+    registry: metrics.registry,
   });
   return { ...running, logger };
 }

@@ -43,6 +43,8 @@ describe('main', () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/^process_resident_memory_bytes\{service="fixture-svc"\} \d+/m);
     expect(metrics).toContain('nodejs_gc_duration_seconds');
+    // Without --expose-gc nothing releases memory when idle.
+    expect(metrics).not.toContain('process_idle_memory_releases_total');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
 
@@ -61,5 +63,44 @@ describe('main', () => {
     const messages = lines.map((line) => line.msg);
     expect(messages.slice(0, 2)).toEqual(['starting', 'listening']);
     expect(messages).toEqual(expect.arrayContaining(['draining', 'stopped']));
+  });
+
+  it('with --expose-gc, runs one full collection once requests were served and none came for IDLE_MEMORY_RELEASE_MS', async () => {
+    const child = spawn(process.execPath, ['--expose-gc', '-r', 'esbuild-register', fixture], {
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'debug',
+        IDLE_MEMORY_RELEASE_MS: '300',
+      },
+    });
+    let stdout = '';
+    const listening = new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = stdout.split('\n').find((l) => l.includes('"msg":"listening"'));
+        if (line) resolve((JSON.parse(line) as { url: string }).url);
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const url = await listening;
+      const releases = async (): Promise<number> => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return Number(/^process_idle_memory_releases_total\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+      };
+      const idle = () => new Promise((resolve) => setTimeout(resolve, 1200));
+      await idle();
+      expect(await releases()).toBe(0); // idle since the start, nothing served: nothing to give back
+      await idle();
+      expect(await releases()).toBe(1); // the request above, then idle: one release, not one per interval
+      await idle();
+      expect(await releases()).toBe(2);
+      expect(stdout).toContain('"msg":"idle: memory released"');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 });
