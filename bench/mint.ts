@@ -1,18 +1,22 @@
 /**
- * `npm run bench:mint`: mint-svc against a local anvil with ENS and the MintController, everything on loopback.
+ * `npm run bench:mint`: mint-svc against a local anvil with ENS and the MintController (and a second anvil as Base
+ * Sepolia with our L2Registry and L2MintController), everything on loopback.
  * A counting proxy in front of anvil measures JSON-RPC round trips (HTTP requests) and eth_calls per estimate.
  * Measures p50/p95 of GET /api/v1/mint/estimate (open and token-gated listing), POST /api/v1/mint (checks and
- * EIP-712 signing), and a full mint (service signature + mint(...) transaction mined by anvil). Prints one table.
+ * EIP-712 signing), a full mint (service signature + mint(...) transaction mined by anvil), and the gas of one mint
+ * of the same label with the same three records (ETH and Base addresses, a description) through the L1 controller
+ * and through the L2 one, each signed by the service. Prints one table.
  * Bounded: BENCH_SAMPLES (default 300) requests per HTTP operation, BENCH_MINTS (default 50) on-chain mints.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Contract, NonceManager, Wallet } from 'ethers';
+import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
 import { listingInputSchema } from '@nrp/api';
 import { deployMintController, mintControllerArtifact } from '@nrp/contracts';
-import { namehash } from '@nrp/ens';
+import { chainByName, namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
-import { devChainEnv, startEnsChain } from '@nrp/testkit';
+import { devChainEnv, l2MintControllerAbi, startEnsChain, startL2Chain } from '@nrp/testkit';
 import { configSchema } from '../apps/mint-svc/src/config';
 import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { createService } from '../apps/mint-svc/src/service';
@@ -90,8 +94,36 @@ async function getJson(url: string, init?: RequestInit): Promise<Record<string, 
   return body;
 }
 
+/** The three records of the gas comparison, for the resolver (L1) or registry (L2) of `name`. */
+function threeRecords(name: string, holder: string): Hex[] {
+  const abi = parseAbi([
+    'function setAddr(bytes32 node, address a)',
+    'function setAddr(bytes32 node, uint256 coinType, bytes value)',
+    'function setText(bytes32 node, string key, string value)',
+  ]);
+  const node = namehash(name) as Hex;
+  const base = BigInt(chainByName('base')?.coinType ?? 0);
+  return [
+    encodeFunctionData({ abi, functionName: 'setAddr', args: [node, holder as Address] }),
+    encodeFunctionData({ abi, functionName: 'setAddr', args: [node, base, holder.toLowerCase() as Hex] }),
+    encodeFunctionData({
+      abi,
+      functionName: 'setText',
+      args: [node, 'description', 'A subname of the bench'],
+    }),
+  ];
+}
+
+type MintAnswer = { content: Record<string, string | number>; signature: string; mintController: string };
+
+const mintArgs = (answer: MintAnswer) => {
+  const c = answer.content;
+  return { ...c, price: BigInt(c.price ?? 0), fee: BigInt(c.fee ?? 0) };
+};
+
 async function main(): Promise<void> {
   const chain = await startEnsChain();
+  const l2 = await startL2Chain();
   const proxy = await countingProxy(chain.anvil.rpcUrl);
   const { ens, contracts, accounts } = chain;
   const [owner, , , , minterAccount, , , , , treasury] = accounts;
@@ -112,6 +144,15 @@ async function main(): Promise<void> {
     true,
   ]);
 
+  await ens.registerEthName('l2', owner.address);
+  const l2Registry = await l2.deployRegistry('l2.eth');
+  const l2Controller = await l2.deployMintController(
+    l2Registry,
+    treasury.address,
+    new Wallet(SIGNER_KEY).address,
+  );
+  await l2.setController(l2Registry, l2Controller);
+
   const config = loadConfig(configSchema, {
     LOG_LEVEL: 'silent',
     ...devChainEnv(contracts, proxy.url),
@@ -121,11 +162,17 @@ async function main(): Promise<void> {
     STANDARD_FEE_WEI: '100000000000000',
     RATE_LIMIT_PER_MINUTE: '1000000',
     MINT_RATE_LIMIT_PER_MINUTE: '1000000',
+    BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
+    BASE_SEPOLIA_L2_MINT_CONTROLLERS: l2Controller,
   });
   const service = await createService(config, createLogger('bench', 'silent'));
-  const list = (parentName: string, settings: Record<string, unknown>) =>
+  const list = (
+    parentName: string,
+    settings: Record<string, unknown>,
+    network: 'sepolia' | 'base-sepolia' = 'sepolia',
+  ) =>
     upsertListing(service.context.db, {
-      network: 'sepolia',
+      network,
       parentName,
       parentNode: namehash(parentName),
       settings: { ...listingInputSchema.parse(settings), paymentReceiver: owner.address },
@@ -133,6 +180,7 @@ async function main(): Promise<void> {
       source: 'file',
     });
   await list('mint.eth', { basePriceWei: '1000000000000000' });
+  await list('l2.eth', { basePriceWei: '1000000000000000' }, 'base-sepolia');
   await list('gated.eth', {
     basePriceWei: '1000000000000000',
     tokenGate: { standard: 'erc721', contract: contracts.baseRegistrar },
@@ -146,16 +194,16 @@ async function main(): Promise<void> {
 
   const estimateUrl = (parent: string, label: string) =>
     `${base}/api/v1/mint/estimate?parentName=${parent}&label=${label}&minterAddress=${minter}&isTestnet=true`;
-  const postMint = (label: string) =>
+  const postMint = (label: string, parentName = 'mint.eth', network = 'sepolia') =>
     getJson(`${base}/api/v1/mint`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ parentName: 'mint.eth', label, minterAddress: minter, isTestnet: true }),
-    });
+      body: JSON.stringify({ parentName, label, minterAddress: minter, network }),
+    }) as Promise<MintAnswer>;
 
   for (let i = 0; i < WARMUP; i++) await getJson(estimateUrl('mint.eth', `warm${i}`));
 
-  const rows: Array<[string, string, string, string]> = [];
+  const rows: Array<[string, string, string, string, string]> = [];
   const measureEstimate = async (parent: string, title: string) => {
     proxy.requests = 0;
     proxy.calls = 0;
@@ -168,6 +216,7 @@ async function main(): Promise<void> {
       `${percentile(samples, 50).toFixed(2)} / ${percentile(samples, 95).toFixed(2)}`,
       (proxy.requests / SAMPLES).toFixed(2),
       (proxy.calls / SAMPLES).toFixed(2),
+      'n/a',
     ]);
   };
   await measureEstimate('mint.eth', 'GET estimate (open listing)');
@@ -181,32 +230,70 @@ async function main(): Promise<void> {
     `${percentile(signSamples, 50).toFixed(2)} / ${percentile(signSamples, 95).toFixed(2)}`,
     (proxy.requests / SAMPLES).toFixed(2),
     (proxy.calls / SAMPLES).toFixed(2),
+    'n/a',
   ]);
 
   const wallet = new NonceManager(new Wallet(minterAccount.privateKey, ens.provider));
   const minterController = new Contract(controllerAddress, mintControllerArtifact.abi, wallet);
-  const mintSamples = await timeIt(MINTS, async (i) => {
-    const res = (await postMint(`m${i}`)) as { content: Record<string, string | number>; signature: string };
-    const c = res.content;
+  /** Mints `label` under mint.eth on L1 with `records`, signed by the service; answers the gas used. */
+  const mintOnL1 = async (label: string, records: Hex[] = []): Promise<bigint> => {
+    const answer = await postMint(label);
+    const args = mintArgs(answer);
     const tx = await minterController
       .getFunction('mint')
-      .send({ ...c, price: BigInt(c.price ?? 0), fee: BigInt(c.fee ?? 0) }, res.signature, [], '0x', {
-        value: BigInt(c.price ?? 0) + BigInt(c.fee ?? 0),
-      });
-    await tx.wait();
+      .send(args, answer.signature, records, '0x', { value: args.price + args.fee });
+    const receipt = await tx.wait();
+    if (!receipt || receipt.status !== 1) throw new Error(`the L1 mint of ${label} failed`);
+    return receipt.gasUsed;
+  };
+  let mintGas = 0n;
+  const mintSamples = await timeIt(MINTS, async (i) => {
+    mintGas += await mintOnL1(`m${i}`);
   });
   rows.push([
     'full mint (POST mint + mint(...) tx mined)',
     `${percentile(mintSamples, 50).toFixed(2)} / ${percentile(mintSamples, 95).toFixed(2)}`,
     'n/a',
     'n/a',
+    (mintGas / BigInt(MINTS)).toLocaleString('en-US'),
   ]);
 
-  const header: [string, string, string, string] = [
+  // The same label and records on both chains: what minting on the L2 saves in gas.
+  const label = 'carol';
+  const l1Gas = await mintOnL1(label, threeRecords(`${label}.mint.eth`, minter));
+  const l2Answer = await postMint(label, 'l2.eth', 'base-sepolia');
+  const l2Args = mintArgs(l2Answer);
+  const l2Receipt = await l2.send(
+    l2.account(4),
+    l2Answer.mintController as Address,
+    l2MintControllerAbi,
+    'mint',
+    [l2Args, l2Answer.signature, threeRecords(`${label}.l2.eth`, minter), '0x'],
+    l2Args.price + l2Args.fee,
+  );
+  rows.push(
+    [
+      'gas: mint with 3 records, L1 MintController (sepolia)',
+      'n/a',
+      'n/a',
+      'n/a',
+      l1Gas.toLocaleString('en-US'),
+    ],
+    [
+      'gas: mint with 3 records, L2MintController (base-sepolia)',
+      'n/a',
+      'n/a',
+      'n/a',
+      `${l2Receipt.gasUsed.toLocaleString('en-US')} (${((100 * Number(l2Receipt.gasUsed)) / Number(l1Gas)).toFixed(0)}% of L1)`,
+    ],
+  );
+
+  const header: [string, string, string, string, string] = [
     'operation',
     'p50 / p95 ms',
     'RPC round trips / req',
     'eth_calls / req',
+    'gas / mint',
   ];
   console.log(
     [
@@ -219,6 +306,7 @@ async function main(): Promise<void> {
   for (const step of service.onShutdown) await step();
   await new Promise<void>((resolve) => proxy.server.close(() => resolve()));
   await chain.stop();
+  await l2.stop();
 }
 
 main().catch((err: unknown) => {

@@ -34,7 +34,7 @@ export const mintOnL2 = (
   controller: Address,
   args: MintArgs,
   value: bigint,
-): Promise<void> => l2.send(account, controller, l2MintControllerAbi, 'mint', args, value);
+): Promise<unknown> => l2.send(account, controller, l2MintControllerAbi, 'mint', args, value);
 
 /** The custom error a mint would revert with now; undefined when it would succeed. */
 export async function mintRevertOnL2(

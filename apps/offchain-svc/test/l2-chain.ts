@@ -15,7 +15,7 @@ export interface GatewayL2 {
   /** Registers `label.l2.eth` to the registry's owner for a year. */
   register(label: string): Promise<void>;
   /** Sends a record call (`setText`, `setAddr`, `setContenthash`) for `name` from its holder, the owner. */
-  setRecord(functionName: string, name: string, args: readonly unknown[]): Promise<void>;
+  setRecord(functionName: string, name: string, args: readonly unknown[]): Promise<unknown>;
   /** The raw JSON-RPC block the node has (bypassing the proxy). */
   block(tag: 'latest' | number): Promise<Record<string, unknown>>;
   stop(): Promise<void>;

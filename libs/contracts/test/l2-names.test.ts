@@ -116,7 +116,7 @@ describe('L2 subnames', () => {
     '0x',
   ];
 
-  const mint = (ctx: MintContext, sig: string, records: Hex[] = []): Promise<void> =>
+  const mint = (ctx: MintContext, sig: string, records: Hex[] = []): Promise<unknown> =>
     l2.send(
       minter,
       controller,
@@ -246,7 +246,7 @@ describe('L2 subnames', () => {
     });
 
     it('lets only the holder or its approved operator set records, and a transfer hands that right over', async () => {
-      const setTextAs = (account: PrivateKeyAccount, value: string): Promise<void> =>
+      const setTextAs = (account: PrivateKeyAccount, value: string): Promise<unknown> =>
         l2.send(account, registry, l2RegistryAbi, 'setText', [node, 'url', value]);
       expect(await revertOf(setTextAs(bob, 'https://bob.example'))).toEqual({
         name: 'NotAuthorised',

@@ -14,6 +14,7 @@ import {
   type Address,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { l2MintControllerArtifact, l2RegistryArtifact, type ContractArtifact } from '@nrp/contracts';
@@ -73,7 +74,7 @@ export interface L2Chain {
     functionName: string,
     args: readonly unknown[],
     value?: bigint,
-  ): Promise<void>;
+  ): Promise<TransactionReceipt>;
   /** Deploys the L2Registry of `parentName`. */
   deployRegistry(parentName: string, options?: L2RegistryOptions): Promise<Address>;
   /** Deploys an L2MintController for `registry` trusting `signer`, owned by account 0 (not yet a controller). */
@@ -125,10 +126,12 @@ export function l2ChainOn(anvil: AnvilNode): L2Chain {
     const hash = await wallet(from).writeContract({ ...request, chain: null });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+    return receipt;
   };
 
-  const setController: L2Chain['setController'] = (registry, controller, enabled = true) =>
-    send(deployer, registry, l2RegistryAbi, 'setController', [controller, enabled]);
+  const setController: L2Chain['setController'] = async (registry, controller, enabled = true) => {
+    await send(deployer, registry, l2RegistryAbi, 'setController', [controller, enabled]);
+  };
 
   return {
     anvil,
@@ -149,8 +152,9 @@ export function l2ChainOn(anvil: AnvilNode): L2Chain {
     deployMintController: (registry, treasury, signer) =>
       deploy(l2MintControllerArtifact, [registry, treasury, signer, deployer.address]),
     setController,
-    register: (registry, label, holder, expiry, fuses = 0) =>
-      send(deployer, registry, l2RegistryAbi, 'register', [label, holder, expiry, fuses]),
+    async register(registry, label, holder, expiry, fuses = 0) {
+      await send(deployer, registry, l2RegistryAbi, 'register', [label, holder, expiry, fuses]);
+    },
     now: async () => (await client.getBlock()).timestamp,
     async increaseTime(seconds) {
       const testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
