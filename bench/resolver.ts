@@ -9,6 +9,7 @@ import { Agent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { startResolverService, startResolverFixture } from '../apps/resolver-svc/dev/fixture';
+import { L2_NAME, startL2Name } from './l2-name';
 import { median, startLoader, startServerProcess, type ServerProcess } from './throughput';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5_000);
@@ -42,20 +43,31 @@ function get(agent: Agent, url: string): Promise<{ status: number; body: string 
 
 async function main(): Promise<void> {
   const fx = await startResolverFixture();
-  const svc = await startResolverService(fx.env({ LOG_LEVEL: 'silent' }));
+  const l2Name = await startL2Name(fx.chain);
+  const svc = await startResolverService(
+    fx.env({
+      LOG_LEVEL: 'silent',
+      CCIP_READ_ALLOWED_ORIGINS: `http://127.0.0.1:${fx.gateway.port},${l2Name.origin}`,
+    }),
+  );
   const resolver = await listen(svc.app);
   const agent = new Agent({ keepAlive: true });
   const rows: Array<{ measure: string; value: string; target: string }> = [];
   const servers: ServerProcess[] = [];
-  /** One cold request: RPC round trips counted at the proxy, gateway requests at the test gateway. */
-  const roundTrips = async (measure: string, path: string, target: string): Promise<string> => {
+  /** One cold request: RPC round trips counted at the proxy, gateway requests at the name's gateway. */
+  const roundTrips = async (
+    measure: string,
+    path: string,
+    target: string,
+    gatewayRequests = () => fx.gateway.requestCount(),
+  ): Promise<string> => {
     fx.proxy.reset();
-    const gatewayBefore = fx.gateway.requestCount();
+    const gatewayBefore = gatewayRequests();
     const started = process.hrtime.bigint();
     const res = await get(agent, resolver.url + path);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body}`);
-    const gateway = fx.gateway.requestCount() - gatewayBefore;
+    const gateway = gatewayRequests() - gatewayBefore;
     rows.push({
       measure,
       value: `${fx.proxy.requests()} RPC + ${gateway} gateway (${ms.toFixed(1)} ms)`,
@@ -72,7 +84,13 @@ async function main(): Promise<void> {
     await roundTrips(
       'cold profile: offchain subname (wildcard, CCIP-Read, ENSIP-22)',
       '/ens/v2/profile/bob.offchain.eth?contenthash=true',
-      '1 + 1',
+      '2 + 1',
+    );
+    await roundTrips(
+      'cold profile: L2 subname (L2NameResolver, offchain-svc L2 gateway, ENSIP-22)',
+      `/ens/v2/profile/${L2_NAME}?contenthash=true`,
+      '2 + 1',
+      () => l2Name.requests(),
     );
     await roundTrips(
       'cold reverse profile, coin type 60 (reverse + forward)',
@@ -171,6 +189,7 @@ async function main(): Promise<void> {
     agent.destroy();
     resolver.server.close();
     await svc.close();
+    await l2Name.stop();
     await fx.stop();
   }
 
