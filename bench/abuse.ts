@@ -5,7 +5,9 @@
  * its RSS just before the attack (VmRSS sampled every 20 ms), and its RSS 60 s after its group. The 60 s wait is
  * shared by a group: the attacks on offchain-svc (and the lookups through resolver-svc), then those on
  * metadata-svc, each group followed by one 60 s wait. Ends with every service's RSS at the start and 60 s after the
- * whole run (goal: within 25% of the start on PostgreSQL).
+ * whole run (goal: within 25% of the start on PostgreSQL). The start is measured after one ordinary request of each
+ * kind the attacks use and a 60 s wait: a warm, idle service (services run with the Deployments' NODE_OPTIONS, so
+ * they give memory back once idle).
  *
  * The avatars, NFT metadata and tokenURI answers come from a file server of this process (metadata-svc allows its
  * origin, as a development origin) and from contracts set on anvil whose every call answers fixed words.
@@ -357,6 +359,23 @@ async function metadataAttacks(stack: BenchStack): Promise<Row[]> {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
+/**
+ * One ordinary request of each kind the attacks use, before the baseline: what a service builds on first use (code
+ * compiled, tables loaded, pools opened) is part of a running service, not something an attack left behind.
+ */
+async function warmUp(stack: BenchStack): Promise<void> {
+  const url = (key: Parameters<BenchStack['service']>[0]) => stack.service(key).url;
+  const answers = await Promise.all([
+    call(`${url('resolver')}/ens/v2/profile/alice.${PARENT}`),
+    call(`${url('offchain')}/api/v1/subnames/alice.${PARENT}`),
+    call(`${url('offchain')}/api/v1/subnames/search`, json({ parentName: PARENT, size: 10 })),
+    call(`${url('mint')}/api/v1/listings/sepolia/mint.eth`),
+    call(`${url('metadata')}/sepolia/avatar/plain.eth`),
+  ]);
+  if (answers.some((answer) => answer.status !== 200))
+    throw new Error(`a warm-up request failed: ${answers.map((a) => a.status).join(', ')}`);
+}
+
 async function main(): Promise<void> {
   const files = await fileServer();
   const stack = await startBenchStack({
@@ -367,6 +386,7 @@ async function main(): Promise<void> {
   });
   try {
     const pids = stack.running.map((s) => [s.module.name, s.child.pid ?? 0] as const);
+    await warmUp(stack);
     await settle();
     const baseline = new Map(pids.map(([name, pid]) => [name, rssMb(pid)]));
     const offchainRows = await offchainAttacks(stack);
