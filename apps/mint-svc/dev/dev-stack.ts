@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import {
   deployContract,
   deployMintController,
@@ -12,6 +12,8 @@ import { DEV_L2_PARENT, type DevStackHook } from '@nrp/testkit';
 
 const ONE_YEAR = 365 * 24 * 3600;
 export const DEV_MINT_PARENT = 'mint.eth';
+/** Minted on the L2 through this service once the stack runs, so an L2 subname resolves from the start. */
+export const DEV_L2_SUBNAME = `demo.${DEV_L2_PARENT}`;
 
 /**
  * The L2 controller of the stack's L2Registry (same signer and treasury as on L1), made a controller there by the
@@ -44,12 +46,60 @@ async function deployL2MintController(
 }
 
 /**
+ * `demo.l2.eth` for anvil account 0, minted as a wallet does: the service signs, the owner sends `mint` to the L2
+ * controller with its address and a description as records.
+ */
+async function mintDemoL2Subname(mintUrl: string, l2RpcUrl: string, ownerKey: string): Promise<void> {
+  const provider = new JsonRpcProvider(l2RpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+  try {
+    const owner = new Wallet(ownerKey, provider);
+    const [label = ''] = DEV_L2_SUBNAME.split('.');
+    const res = await fetch(`${mintUrl}/api/v1/mint`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        parentName: DEV_L2_PARENT,
+        label,
+        minterAddress: owner.address,
+        network: 'base-sepolia',
+      }),
+    });
+    if (!res.ok) throw new Error(`mint-svc dev stack: POST /api/v1/mint answered ${res.status}`);
+    const answer = (await res.json()) as {
+      content: Record<string, string | number>;
+      signature: string;
+      mintController: string;
+    };
+    const node = namehash(DEV_L2_SUBNAME);
+    const registry = new Interface(l2RegistryArtifact.abi);
+    const records = [
+      registry.encodeFunctionData('setAddr(bytes32,address)', [node, owner.address]),
+      registry.encodeFunctionData('setText', [
+        node,
+        'description',
+        'The demo subname on the L2 (Base Sepolia)',
+      ]),
+    ];
+    const price = BigInt(answer.content.price ?? 0);
+    const fee = BigInt(answer.content.fee ?? 0);
+    const tx = await new Contract(answer.mintController, l2MintControllerArtifact.abi, owner)
+      .getFunction('mint')
+      .send({ ...answer.content, price, fee }, answer.signature, records, '0x', { value: price + fee });
+    const receipt = await tx.wait();
+    if (receipt?.status !== 1) throw new Error(`mint-svc dev stack: the mint of ${DEV_L2_SUBNAME} failed`);
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
  * What `npm start` adds for this service: a MintController (owner and payment receiver: anvil account 0,
  * signer: anvil account 8's key, treasury: anvil account 9), `mint.eth` registered to account 0 with the public
  * resolver and the controller approved in the registry, and an operator listing of `mint.eth` on sepolia for
  * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE. The names
  * index follows the dev chain from the controller's deployment block with no confirmations. On the L2 (Base
- * Sepolia): an L2MintController of the stack's L2Registry of `l2.eth`, listed the same way on `base-sepolia`.
+ * Sepolia): an L2MintController of the stack's L2Registry of `l2.eth`, listed the same way on `base-sepolia`, and
+ * `demo.l2.eth` minted through this service once it runs.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const [owner, , , , , , , , signer, treasury] = ctx.accounts;
@@ -134,7 +184,8 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         BASE_SEPOLIA_INDEX_START_BLOCK: String(l2.deployedAt),
       },
       contracts: { mintController: controllerAddress, l2MintController: l2.controller },
-      names: { mintParent: DEV_MINT_PARENT },
+      names: { mintParent: DEV_MINT_PARENT, l2Subname: DEV_L2_SUBNAME },
+      afterStart: () => mintDemoL2Subname(ctx.services.mint, ctx.l2.rpcUrl, owner.privateKey),
     };
   } finally {
     provider.destroy();

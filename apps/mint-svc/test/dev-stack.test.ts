@@ -66,7 +66,7 @@ describe('mint-svc dev stack hook', () => {
       },
     };
     const contribution = await prepareDevStack(ctx);
-    expect(contribution.names).toEqual({ mintParent: 'mint.eth' });
+    expect(contribution.names).toEqual({ mintParent: 'mint.eth', l2Subname: 'demo.l2.eth' });
     // The database variables every service reads (databaseEnvSchema of @nrp/db).
     expect(contribution.env?.PGLITE_DATA_DIR).toBe(path.join(ctx.dataDir, 'mint-svc', 'pglite'));
     // Bound sign-in messages name URLs under the address the stack serves mint-svc at.
