@@ -3,7 +3,8 @@ import { signOffchainResolverResponse } from '@nrp/chain';
 import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
-import type { OffchainContext } from './context';
+import type { Kysely } from 'kysely';
+import type { OffchainDatabase } from './data/schema';
 import { findRecordsByName } from './data/subnames';
 import { answerCalls, decodeLookup, gatewayProblem } from './gateway';
 import { offchainProblems } from './problems';
@@ -72,7 +73,7 @@ export function cachedCcipAnswer(
  * to decode is refused before any read and never stored.
  */
 export async function answerCcipRequest(
-  { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
+  { db, caches }: { db: Kysely<OffchainDatabase>; caches: { gateway: AnswerCache<RenderedJson> } },
   signing: GatewaySigning,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {

@@ -7,8 +7,8 @@ import {
   type NetworkConfig,
   type NetworkName,
 } from '@nrp/chain';
-import type { MetadataContext } from '../context';
-import { l2Holder } from './l2-registries';
+import { l2Holder, type L2Deps } from './l2-registries';
+import type { OffchainClient } from './offchain-client';
 
 export interface NetworkAccess {
   config: NetworkConfig;
@@ -43,7 +43,7 @@ export interface NameOwner {
  * resolves on `network`, the L1 its L2 settles on).
  */
 export async function findOwner(
-  deps: Pick<MetadataContext, 'networks' | 'offchain' | 'l2Networks' | 'l2ParentNames'>,
+  deps: L2Deps & { networks: Record<NetworkName, NetworkAccess>; offchain: OffchainClient },
   network: NetworkName,
   name: string,
 ): Promise<NameOwner> {

@@ -6,8 +6,7 @@ import {
   type L2NetworkConfig,
   type NetworkName,
 } from '@nrp/chain';
-import { dnsDecode, namehash, parentOf, type Hex } from '@nrp/ens';
-import type { MetadataContext } from '../context';
+import { dnsDecode, namehash, parentOf, type Hex, type L2NetworkName } from '@nrp/ens';
 
 /** One L2: its configuration (the registries served there) and its provider. */
 export interface L2NetworkAccess {
@@ -16,6 +15,12 @@ export interface L2NetworkAccess {
 }
 
 export const l2RegistryInterface = new Interface(L2_REGISTRY_ABI);
+
+/** What reading L2 names needs: each L2's access and the registries' parent names. */
+export interface L2Deps {
+  l2Networks: Record<L2NetworkName, L2NetworkAccess>;
+  l2ParentNames: L2ParentNames;
+}
 
 /** The configured registry of the L2 that `address` is (as configured), or undefined for any other contract. */
 export function servedRegistry(access: L2NetworkAccess, address: string): string | undefined {
@@ -58,11 +63,7 @@ export class L2ParentNames {
  * resolves), or null: no such registry, or the name is not live there (the registry's `owner(node)`, the ENS
  * registry's view of an L2 name).
  */
-export async function l2Holder(
-  deps: Pick<MetadataContext, 'l2Networks' | 'l2ParentNames'>,
-  network: NetworkName,
-  name: string,
-): Promise<string | null> {
+export async function l2Holder(deps: L2Deps, network: NetworkName, name: string): Promise<string | null> {
   const parent = parentOf(name);
   for (const access of Object.values(deps.l2Networks)) {
     if (access.config.settlesOn !== network) continue;
