@@ -4,7 +4,6 @@ import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { OffchainContext } from './context';
-import { findRecordsByName } from './data/subnames';
 import { answerCalls, decodeLookup, gatewayProblem } from './gateway';
 import { offchainProblems } from './problems';
 
@@ -68,11 +67,11 @@ export function cachedCcipAnswer(
 /**
  * The answer to `callData` for `sender` when `cache` does not hold one (the caller looked with `cachedCcipAnswer`),
  * rendered: decoded, admitted by `admit` (the gateway's ceiling: only valid requests that need a read count), read
- * and signed, then cached (for less than the signature's TTL, dropped when the name is written). callData that fails
+ * (with the concurrent lookups that can share the read) and signed, then cached (for less than the signature's TTL, dropped when the name is written). callData that fails
  * to decode is refused before any read and never stored.
  */
 export async function answerCcipRequest(
-  { db, caches }: Pick<OffchainContext, 'db' | 'caches'>,
+  { caches, gatewayReads }: Pick<OffchainContext, 'caches' | 'gatewayReads'>,
   signing: GatewaySigning,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {
@@ -82,7 +81,7 @@ export async function answerCcipRequest(
   const generation = cache.generation();
   const lookup = decodeLookup(callData);
   await request.admit();
-  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
+  const records = lookup.name === undefined ? undefined : await gatewayReads.read(lookup.name);
   const answer = signAnswer(signing, request, answerCalls(lookup, records));
   cache.set(
     cacheKey(sender, callData),
