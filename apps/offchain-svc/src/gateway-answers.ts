@@ -1,6 +1,5 @@
 /** Signed CCIP-Read answers: read and signed once, then served from the answer cache while it holds them. */
 import { signOffchainResolverResponse } from '@nrp/chain';
-import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { OffchainContext } from './context';
@@ -36,7 +35,7 @@ export function signAnswer(
     signerKey: signerKeyOf(signing),
     sender: request.sender,
     request: request.callData,
-    result: `0x${result.toString('hex')}` as Hex,
+    result,
     expires: Math.floor(signing.now() / 1000) + signing.ttlSeconds,
   });
   return renderJson({ data });
