@@ -4,7 +4,7 @@ import type { OffchainDatabase } from './data/schema';
 import { findRecordsByNames, type GatewayRecords } from './data/subnames';
 
 /** At most this many distinct names in one query; more waiting together go in several. */
-export const MAX_NAMES_PER_READ = 100;
+const MAX_NAMES_PER_READ = 100;
 
 interface Read {
   name: string;
