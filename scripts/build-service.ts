@@ -16,9 +16,10 @@ import { build } from 'esbuild';
 const root = path.resolve(__dirname, '..');
 
 /**
- * Loaded from node_modules, never bundled: native addons, and packages that read files beside their code (PGlite's
- * and tiny-secp256k1's WebAssembly, PGlite's extensions' archives, found through `import.meta.url` or `__dirname`,
- * which a bundle does not keep).
+ * Loaded from node_modules, never bundled: native addons (sharp, resvg, secp256k1's libsecp256k1, whose prebuilt
+ * binary node-gyp-build finds beside the package at run time), and packages that read files beside their code
+ * (PGlite's WebAssembly and its extensions' archives, found through `import.meta.url` or `__dirname`, which a bundle
+ * does not keep).
  */
 const RUNTIME_PACKAGES = [
   'sharp',
@@ -26,7 +27,7 @@ const RUNTIME_PACKAGES = [
   'jsdom',
   'swagger-ui-dist',
   '@electric-sql/pglite',
-  'tiny-secp256k1',
+  'secp256k1',
 ];
 
 /** Packages a source file finds with a computed `require.resolve` at run time, which a bundler cannot follow. */

@@ -4,6 +4,7 @@ import type { NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
 import type { Config } from './config';
+import type { GatewayRecordReads } from './gateway-reads';
 import type { L2Gateway } from './l2-gateway-answers';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
@@ -29,6 +30,8 @@ export interface OffchainContext extends ServiceContext<Config> {
     /** Subname reads by full name and by namehash; null: no such subname. */
     subnames: AnswerCache<RenderedJson | null>;
   };
+  /** The gateway's reads of records, shared by concurrent lookups (see `GatewayRecordReads`). */
+  gatewayReads: GatewayRecordReads;
   /** The CCIP-Read gateway of L2 names: the L2 record reader, its short answer cache (never invalidated), signing. */
   l2Gateway: L2Gateway;
 }

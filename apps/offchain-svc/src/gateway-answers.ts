@@ -1,11 +1,8 @@
 /** Signed CCIP-Read answers: read and signed once, then served from the answer cache while it holds them. */
 import { signOffchainResolverResponse } from '@nrp/chain';
-import type { Hex } from '@nrp/ens';
 import { renderJson, type RenderedJson } from '@nrp/server';
 import type { AnswerCache } from './answer-cache';
-import type { Kysely } from 'kysely';
-import type { OffchainDatabase } from './data/schema';
-import { findRecordsByName } from './data/subnames';
+import type { GatewayRecordReads } from './gateway-reads';
 import { answerCalls, decodeLookup, gatewayProblem } from './gateway';
 import { offchainProblems } from './problems';
 
@@ -38,7 +35,7 @@ export function signAnswer(
     signerKey: signerKeyOf(signing),
     sender: request.sender,
     request: request.callData,
-    result: `0x${result.toString('hex')}` as Hex,
+    result,
     expires: Math.floor(signing.now() / 1000) + signing.ttlSeconds,
   });
   return renderJson({ data });
@@ -69,11 +66,14 @@ export function cachedCcipAnswer(
 /**
  * The answer to `callData` for `sender` when `cache` does not hold one (the caller looked with `cachedCcipAnswer`),
  * rendered: decoded, admitted by `admit` (the gateway's ceiling: only valid requests that need a read count), read
- * and signed, then cached (for less than the signature's TTL, dropped when the name is written). callData that fails
+ * (with the concurrent lookups that can share the read) and signed, then cached (for less than the signature's TTL, dropped when the name is written). callData that fails
  * to decode is refused before any read and never stored.
  */
 export async function answerCcipRequest(
-  { db, caches }: { db: Kysely<OffchainDatabase>; caches: { gateway: AnswerCache<RenderedJson> } },
+  {
+    caches,
+    gatewayReads,
+  }: { caches: { gateway: AnswerCache<RenderedJson> }; gatewayReads: GatewayRecordReads },
   signing: GatewaySigning,
   request: { sender: string; callData: string; admit: () => Promise<void> },
 ): Promise<RenderedJson> {
@@ -83,7 +83,7 @@ export async function answerCcipRequest(
   const generation = cache.generation();
   const lookup = decodeLookup(callData);
   await request.admit();
-  const records = lookup.name === undefined ? undefined : await findRecordsByName(db, lookup.name);
+  const records = lookup.name === undefined ? undefined : await gatewayReads.read(lookup.name);
   const answer = signAnswer(signing, request, answerCalls(lookup, records));
   cache.set(
     cacheKey(sender, callData),

@@ -24,6 +24,7 @@ import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { parentRoutes } from './routes/parents';
 import { AnswerCache } from './answer-cache';
+import { GatewayRecordReads } from './gateway-reads';
 import { createL2RecordReader } from './l2-records';
 import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
@@ -156,6 +157,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     nameControl: cachedNameControl(providers, config.NAME_CONTROL_CACHE_MS, () => now().getTime()),
     now,
     caches,
+    gatewayReads: new GatewayRecordReads(db, () => caches.gateway.generation()),
     l2Gateway,
   };
 

@@ -82,6 +82,16 @@ describe('signOffchainResolverResponse', () => {
       });
       const sig = signer.signingKey.sign(digest).serialized;
       expect(response).toBe(abi.encode(['bytes', 'uint64', 'bytes'], [bytes, expires, sig]));
+      // The result as bytes (a gateway's own answer, sliced out of a larger buffer) signs the same.
+      const inLargerBuffer = Buffer.concat([
+        Buffer.from('ff', 'hex'),
+        getBytes(bytes),
+        Buffer.from('ff', 'hex'),
+      ]);
+      const asBytes = { signerKey: signer.privateKey, sender, request, expires };
+      expect(
+        signOffchainResolverResponse({ ...asBytes, result: inLargerBuffer.subarray(1, 1 + length) }),
+      ).toBe(response);
     }
   });
 

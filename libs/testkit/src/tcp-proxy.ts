@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
  * - `stall`: the proxy keeps accepting and reading but nothing reaches the target and nothing comes back (a node
  *   that accepts and never answers); a connection opened while forwarding goes silent too.
  * - `hold-responses`: requests reach the target, its answers are kept back (the target did the work; the client
- *   never hears of it).
+ *   never hears of it, unless `releaseHeld` delivers them late).
  */
 export type TcpProxyMode = 'forward' | 'stall' | 'hold-responses';
 
@@ -17,6 +17,8 @@ export interface TcpProxy {
   setMode(mode: TcpProxyMode): void;
   /** Destroys every open connection, both sides: a peer gone in the middle of a request. */
   dropConnections(): void;
+  /** Delivers the answers held back since the last `setMode('hold-responses')`, in order, then forwards: a slow answer. */
+  releaseHeld(): void;
   /** Resolves when the answers held back since the last `setMode('hold-responses')` match `pattern`. */
   waitForHeld(pattern: RegExp, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -36,6 +38,7 @@ export interface TcpProxyTarget {
 export async function startTcpProxy(target?: TcpProxyTarget): Promise<TcpProxy> {
   let mode: TcpProxyMode = target ? 'forward' : 'stall';
   let held = '';
+  let heldChunks: Array<{ client: Socket; chunk: Buffer }> = [];
   const heldWaiters = new Set<() => void>();
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
@@ -59,6 +62,7 @@ export async function startTcpProxy(target?: TcpProxyTarget): Promise<TcpProxy> 
         client.write(chunk);
       } else if (mode === 'hold-responses') {
         held += chunk.toString('latin1');
+        heldChunks.push({ client, chunk });
         for (const wake of heldWaiters) wake();
       }
     });
@@ -75,8 +79,16 @@ export async function startTcpProxy(target?: TcpProxyTarget): Promise<TcpProxy> 
     port,
     url: `http://127.0.0.1:${port}`,
     setMode(next) {
-      if (next === 'hold-responses') held = '';
+      if (next === 'hold-responses') {
+        held = '';
+        heldChunks = [];
+      }
       mode = next;
+    },
+    releaseHeld() {
+      mode = 'forward';
+      for (const { client, chunk } of heldChunks) client.write(chunk);
+      heldChunks = [];
     },
     dropConnections,
     waitForHeld(pattern, timeoutMs = 10_000) {

@@ -46,6 +46,18 @@ describe('startTcpProxy', () => {
     expect(await get(2000)).toBe('answered');
   });
 
+  it('delivers the held answers late when released', async () => {
+    proxy.setMode('hold-responses');
+    let answered = false;
+    const slow = get(5000).then((text) => ((answered = true), text));
+    await proxy.waitForHeld(/answered/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answered).toBe(false);
+    proxy.releaseHeld();
+    expect(await slow).toBe('answered');
+    expect(await get(2000)).toBe('answered');
+  });
+
   it('without a target it only stalls; waitForHeld gives up after its timeout', async () => {
     const hole = await startTcpProxy();
     try {

@@ -99,7 +99,10 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
     'before the write is answered, and in every other replica through Redis pub/sub when REDIS_URL is set; a ' +
     'failed write drops nothing. If a message is lost, a stale answer is served for at most ANSWER_CACHE_SECONDS. ' +
     'A new answer enters a probation fifth of the cache and is kept only when asked for again, so a flood of ' +
-    'distinct callData cannot evict the answers of names in use; callData that fails to decode is never cached.\n\n' +
+    'distinct callData cannot evict the answers of names in use; callData that fails to decode is never cached. ' +
+    'Lookups not in the cache share reads: a lookup joins a read of its name already in flight in this replica ' +
+    'unless a write of subnames committed here since that read began, and the names asked for together are read ' +
+    'in one query, so a lookup made after a write was answered never sees the record before it.\n\n' +
     '**Rate limits.** Batch gateways carry many users’ lookups from a few addresses, so the gateway is not limited ' +
     'to an ordinary per-IP share: each client IP may use GATEWAY_CLIENT_RATE_LIMIT_PER_MINUTE (default 15000, a ' +
     'quarter of the ceiling: a batch gateway gets through, a few clients cannot take everything), and every ' +
