@@ -13,7 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { namehash } from '@nrp/ens';
+import { AbiCoder } from 'ethers';
+import { resolverInterface } from '@nrp/chain';
+import { dnsEncode, namehash } from '@nrp/ens';
 import { freePort, startS3Server } from '@nrp/testkit';
 import { smokeConsoleImage } from './console-image-smoke';
 import { docker, dockerRun, removeContainer, startContainer } from './docker';
@@ -70,16 +72,26 @@ async function realRequest(key: Key, url: string, minter: string): Promise<strin
       return check(await fetch(`${url}/ens/v2/profile/demo.eth`), 'GET profile demo.eth', (body) =>
         JSON.stringify(json(body)).includes('The demo name of the Name Records Platform'),
       );
-    case 'offchain':
+    case 'offchain': {
+      // A CCIP-Read lookup: the database read and the native signer (a runtime package of the image).
+      const name = 'alice.offchain.eth';
+      const data = resolverInterface.encodeFunctionData('resolve', [
+        dnsEncode(name),
+        resolverInterface.encodeFunctionData('addr(bytes32)', [namehash(name)]),
+      ]);
+      const sender = '0x000000000000000000000000000000000000dead';
       return check(
-        await fetch(`${url}/api/v1/subnames/search`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ parentName: 'offchain.eth' }),
-        }),
-        'POST search offchain.eth',
-        (body) => Number(json(body).totalItems) >= 3,
+        await fetch(`${url}/api/v1/gateway/${sender}/${data}.json`),
+        'GET gateway addr alice.offchain.eth',
+        (body) => {
+          const [result, , signature] = AbiCoder.defaultAbiCoder().decode(
+            ['bytes', 'uint64', 'bytes'],
+            String(json(body).data),
+          ) as unknown as [string, bigint, string];
+          return result.length === 66 && /^0x[0-9a-f]{130}$/.test(signature);
+        },
       );
+    }
     case 'mint':
       return check(
         await fetch(
