@@ -42,8 +42,9 @@ function traceFields(
   return { traceId, parentSpanId };
 }
 
+/** 503 is a refusal to do the work now (a full pool, a dependency down), not a failure of this service. */
 function levelFor(status: number): 'error' | 'warn' | 'debug' {
-  if (status >= 500) return 'error';
+  if (status >= 500 && status !== 503) return 'error';
   if (status >= 400) return 'warn';
   return 'debug';
 }
@@ -62,7 +63,8 @@ export interface RequestContextOptions {
  * The first middleware of every app, in one function because each Express layer costs a share of a cached answer:
  * the request id, the fixed headers, the request's log scope (every log line written while it is handled carries
  * its id and trace context), and on finish the duration observer and the access log. Quiet by default: successes
- * log at debug, client errors at warn, server errors at error; nothing is built for a line whose level is off.
+ * log at debug, client errors and 503 refusals at warn, server errors at error (the error handler logs a 503's
+ * cause, a dependency's failure, at error too); nothing is built for a line whose level is off.
  */
 export function requestContext({ logger, headers, answer, onFinish }: RequestContextOptions): RequestHandler {
   // Lower-case names: Node lower-cases every name it is given, which for a mixed-case name is a new string per header

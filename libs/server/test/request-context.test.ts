@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { z } from 'zod';
+import { commonProblems, ProblemError } from '@nrp/validation';
 import { createApp, createLogger, defineRoute, type Logger } from '../src';
 
 function capturingLogger(level: string): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -45,13 +46,27 @@ const routes = (logger: Logger) => [
   }),
 ];
 
+const busyRoute = defineRoute({
+  method: 'get',
+  path: '/busy',
+  operationId: 'busy',
+  budget: { bodyBytes: 0, answerBytes: 1024, timeMs: 10_000 },
+  summary: 'refuses work, as a full pool does',
+  responses: { 200: { description: 'never', schema: z.object({}) } },
+  handler: () => {
+    throw new ProblemError(commonProblems.SERVICE_UNAVAILABLE, 'The pool is full; retry shortly.', {
+      headers: { 'Retry-After': '1' },
+    });
+  },
+});
+
 function app(logger: Logger, redis?: Redis, ratePerMinute = 100) {
   return createApp({
     service: 'log-test',
     version: '0',
     description: '',
     logger,
-    routes: routes(logger),
+    routes: [...routes(logger), busyRoute],
     config: { CORS_ORIGINS: ['*'], TRUST_PROXY: 'false', RATE_LIMIT_PER_MINUTE: ratePerMinute },
     redis,
   });
@@ -126,6 +141,16 @@ describe('request context', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ level: 50, err: expect.objectContaining({ message: 'broken' }) }),
     );
+  });
+
+  it('logs a 503 refusal (no cause) once, at warn, without a stack', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const res = await request(app(logger)).get('/busy').expect(503);
+    expect(res.headers['retry-after']).toBe('1');
+    await flush();
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, msg: 'request completed', res: { statusCode: 503 } }),
+    ]);
   });
 
   it('sets helmet security headers on every response', async () => {

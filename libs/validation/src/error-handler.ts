@@ -73,7 +73,10 @@ export function problemErrorHandler(
       return;
     }
     const problem = toProblem(classify(err));
-    if (problem.status >= 500) {
+    // A 503 without a cause is this service refusing work on purpose (a full pool, a queue at its limit): the
+    // access log's warn line says it; a line with a stack per refusal would make a flood costly to log.
+    const refusal = problem.status === 503 && problem.cause === undefined;
+    if (problem.status >= 500 && !refusal) {
       logger.error({ err: problem.cause ?? problem, code: problem.code, path: req.path }, problem.message);
     }
     sendProblem(res, problem);
