@@ -141,7 +141,10 @@ function answerRecordCall(call: RecordCall, records: GatewayRecords): Buffer {
     case 'addrWithCoin':
       return encodeDynamicResult(addressBytes(records, call.coinType));
     case 'text':
-      return encodeDynamicResult(Buffer.from(records.texts[call.key] ?? '', 'utf8'));
+      // Own keys only: a key such as `toString` or `__proto__` is a record like any other, unset here.
+      return encodeDynamicResult(
+        Buffer.from(Object.hasOwn(records.texts, call.key) ? (records.texts[call.key] ?? '') : '', 'utf8'),
+      );
     case 'contenthash':
       return encodeDynamicResult(contenthashBytes(records));
   }

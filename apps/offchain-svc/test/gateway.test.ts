@@ -131,6 +131,10 @@ describe('CCIP-Read gateway with ENS’s OffchainResolver on anvil', () => {
     expect(await provider.resolveName('nobody.offchain.eth')).toBeNull();
     expect(await (await provider.getResolver('nobody.offchain.eth'))?.getText('avatar')).toBe('');
     expect(await (await provider.getResolver('nobody.offchain.eth'))?.getContentHash()).toBeNull();
+    // Keys named like Object.prototype's members are records like any other: unset here, not a 500.
+    const alice = await provider.getResolver('alice.offchain.eth');
+    for (const key of ['toString', '__proto__', 'constructor', 'hasOwnProperty'])
+      expect(await alice?.getText(key)).toBe('');
   });
 
   it('answers multicall(bytes[]) of text, addr and contenthash in one lookup', async () => {

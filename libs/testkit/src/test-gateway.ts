@@ -66,7 +66,8 @@ export function answerResolverCall(record: GatewayRecord | undefined, data: stri
     }
     case SELECTORS.text: {
       const [, key] = resolverInterface.decodeFunctionData('text', data) as unknown as [string, string];
-      return abi.encode(['string'], [record?.texts?.[key] ?? '']);
+      const texts = record?.texts ?? {};
+      return abi.encode(['string'], [Object.hasOwn(texts, key) ? (texts[key] ?? '') : '']);
     }
     case SELECTORS.contenthash:
       return abi.encode(['bytes'], [record?.contenthash ?? '0x']);
