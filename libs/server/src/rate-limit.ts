@@ -11,8 +11,9 @@ interface WindowCount {
 }
 
 /**
- * Fixed windows aligned to multiples of `windowMs`, in this process. The whole table is dropped when a window
- * ends, so memory is bounded by the clients of one window and nothing has to be swept.
+ * Fixed windows of `windowMs` in this process, each starting at the first request after the previous one ended (as a
+ * Redis counter's expiry starts at its first hit). The whole table is dropped when a window ends, so memory is
+ * bounded by the clients of one window and nothing has to be swept.
  */
 class MemoryWindowCounter {
   private counts = new Map<string, number>();
@@ -23,7 +24,7 @@ class MemoryWindowCounter {
   increment(key: string, now = Date.now()): WindowCount {
     if (now >= this.resetAt) {
       this.counts = new Map();
-      this.resetAt = (Math.floor(now / this.windowMs) + 1) * this.windowMs;
+      this.resetAt = now + this.windowMs;
     }
     const hits = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, hits);
