@@ -1,13 +1,6 @@
-import { Interface, getAddress, type JsonRpcApiProvider } from 'ethers';
-import { L2_MINT_CONTROLLER_ABI, L2_REGISTRY_ABI, readView } from '@nrp/chain';
-import { dnsDecode, namehash, type L2NetworkName } from '@nrp/ens';
-
-const l2ControllerInterface = new Interface(L2_MINT_CONTROLLER_ABI);
-/** The L2Registry reads of the service, plus `controllers` (whether a controller may register). */
-export const l2RegistryInterface = new Interface([
-  ...L2_REGISTRY_ABI,
-  'function controllers(address) view returns (bool)',
-]);
+import { getAddress, type JsonRpcApiProvider } from 'ethers';
+import { l2MintControllerInterface, l2RegistryInterface, readL2ParentName, readView } from '@nrp/chain';
+import { namehash, type L2NetworkName } from '@nrp/ens';
 
 /** A parent whose subnames an L2MintController of ours mints on an L2. */
 export interface L2Parent {
@@ -88,19 +81,12 @@ export class L2ParentDirectory {
   private async parentOf(controller: string): Promise<L2Parent> {
     const [registry] = await readView<[string]>(this.provider, {
       to: controller,
-      abi: l2ControllerInterface,
+      abi: l2MintControllerInterface,
       fn: 'registry',
       args: [],
       context: `registry of the L2 mint controller ${controller} on ${this.network}`,
     });
-    const [encoded] = await readView<[string]>(this.provider, {
-      to: registry,
-      abi: l2RegistryInterface,
-      fn: 'parentName',
-      args: [],
-      context: `parent name of the L2 registry ${registry} on ${this.network}`,
-    });
-    const parentName = dnsDecode(encoded as `0x${string}`);
+    const parentName = await readL2ParentName(this.provider, registry, this.network);
     return {
       network: this.network,
       parentName,

@@ -1,6 +1,7 @@
 import type { JsonRpcApiProvider } from 'ethers';
 import {
   ensRegistryInterface,
+  l2RegistryInterface,
   mintControllerInterface,
   nameWrapperInterface,
   readView,
@@ -9,7 +10,7 @@ import {
 } from '@nrp/chain';
 import { chainIdOf, dnsDecode } from '@nrp/ens';
 import type { MintNetworkContext } from './context';
-import { l2RegistryInterface, type L2ParentDirectory } from './l2-parents';
+import type { L2ParentDirectory } from './l2-parents';
 import { foldL2Logs, l2TouchedNodes } from './names-fold-l2';
 import { foldLogs, isFrom, mintLogs, touchedNodes, type BatchFacts, type FoldedBatch } from './names-fold';
 

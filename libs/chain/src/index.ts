@@ -102,20 +102,17 @@ export {
   encodeTextCall,
 } from './records';
 export {
-  DEFAULT_L2_RPC_URLS,
-  L2_MINT_CONTROLLER_ABI,
   L2_NETWORK_NAMES,
-  L2_REGISTRY_ABI,
   addressListEnv,
-  createL2Provider,
   createL2Providers,
-  isL2NetworkName,
   l2EnvPrefix,
+  l2MintControllerInterface,
   l2NetworksEnvSchema,
   l2NetworksFromEnv,
+  l2RegistryInterface,
+  readL2ParentName,
   type L2NetworkConfig,
   type L2NetworkName,
   type L2NetworksConfig,
-  type L2NetworksEnv,
   type L2Providers,
 } from './l2-networks';

@@ -1,14 +1,18 @@
-import { FetchRequest, JsonRpcProvider, Network } from 'ethers';
+import { FetchRequest, Interface, JsonRpcProvider, Network, type Provider } from 'ethers';
 import { z } from 'zod';
 import {
+  dnsDecode,
   L2_NETWORK_CHAIN_IDS,
   L2_NETWORK_NAMES,
   L2_SETTLEMENT_NETWORK,
   perL2Network,
   type L2NetworkName,
+  type Hex,
   type NetworkName,
 } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
+import { readView } from './call-view';
+import { toUpstreamError } from './errors';
 import { DEFAULT_RPC_TIMEOUT_MS } from './networks';
 import { observeRpcCalls, type RpcCall } from './rpc-calls';
 
@@ -31,7 +35,7 @@ export interface L2NetworkConfig {
 export type L2NetworksConfig = Record<L2NetworkName, L2NetworkConfig>;
 
 /** Public endpoints used when `<L2>_RPC_URL` is unset (fine for development, set your own in production). */
-export const DEFAULT_L2_RPC_URLS: Record<L2NetworkName, string> = {
+const DEFAULT_L2_RPC_URLS: Record<L2NetworkName, string> = {
   base: 'https://mainnet.base.org',
   'base-sepolia': 'https://sepolia.base.org',
 };
@@ -65,7 +69,7 @@ export const l2NetworksEnvSchema = z.object({
   BASE_SEPOLIA_L2_REGISTRIES: addressListEnv.optional(),
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_RPC_TIMEOUT_MS),
 });
-export type L2NetworksEnv = z.infer<typeof l2NetworksEnvSchema>;
+type L2NetworksEnv = z.infer<typeof l2NetworksEnvSchema>;
 
 export function l2NetworksFromEnv(parsed: L2NetworksEnv): L2NetworksConfig {
   const env = parsed as Record<string, unknown>;
@@ -84,12 +88,8 @@ export function l2NetworksFromEnv(parsed: L2NetworksEnv): L2NetworksConfig {
   });
 }
 
-export function isL2NetworkName(value: unknown): value is L2NetworkName {
-  return typeof value === 'string' && (L2_NETWORK_NAMES as readonly string[]).includes(value);
-}
-
 /** A plain JSON-RPC provider of an L2 (static network, request timeout): L2 reads need no ENS and no CCIP-Read. */
-export function createL2Provider(config: L2NetworkConfig): JsonRpcProvider {
+function createL2Provider(config: L2NetworkConfig): JsonRpcProvider {
   const request = new FetchRequest(config.rpcUrl);
   request.timeout = config.rpcTimeoutMs;
   const network = new Network(config.name, config.chainId);
@@ -119,7 +119,7 @@ export function createL2Providers(
 }
 
 /** The registry reads every service makes (ERC-721 + L2Registry views; records are ENS resolver calls). */
-export const L2_REGISTRY_ABI = [
+const L2_REGISTRY_ABI = [
   'function parentNode() view returns (bytes32)',
   'function parentName() view returns (bytes)',
   'function available(string label) view returns (bool)',
@@ -128,13 +128,41 @@ export const L2_REGISTRY_ABI = [
   'function owner(bytes32 node) view returns (address)',
   'function expiries(uint256 tokenId) view returns (uint64)',
   'function fuses(uint256 tokenId) view returns (uint32)',
+  'function controllers(address controller) view returns (bool)',
   'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
   'event NameRegistered(bytes32 indexed node, string label, address indexed owner, uint64 expiry, uint32 fuses)',
   'event NameRevoked(bytes32 indexed node)',
 ] as const;
 
 /** The L2 mint controller's reads beyond MintController's: the one registry it registers on. */
-export const L2_MINT_CONTROLLER_ABI = [
+const L2_MINT_CONTROLLER_ABI = [
   'function registry() view returns (address)',
   'function parentNode() view returns (bytes32)',
 ] as const;
+
+export const l2RegistryInterface = new Interface(L2_REGISTRY_ABI);
+export const l2MintControllerInterface = new Interface(L2_MINT_CONTROLLER_ABI);
+
+/**
+ * The parent name (dotted) of the L2Registry at `registry`, from its DNS-encoded `parentName()`: set in its
+ * constructor, so callers may keep it. An answer that does not decode means the address is not an L2Registry
+ * (UpstreamError).
+ */
+export async function readL2ParentName(
+  provider: Provider,
+  registry: string,
+  network: L2NetworkName,
+): Promise<string> {
+  const context = `parent name of the L2 registry ${registry} on ${network}`;
+  const [encoded] = await readView<[string]>(provider, {
+    to: registry,
+    abi: l2RegistryInterface,
+    fn: 'parentName',
+    context,
+  });
+  try {
+    return dnsDecode(encoded as Hex);
+  } catch (err) {
+    throw toUpstreamError(`${context}: not a DNS-encoded name`, err);
+  }
+}

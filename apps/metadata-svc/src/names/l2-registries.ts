@@ -1,20 +1,18 @@
-import { getAddress, Interface, ZeroAddress, type Provider } from 'ethers';
+import { getAddress, ZeroAddress, type Provider } from 'ethers';
 import {
-  L2_REGISTRY_ABI,
+  l2RegistryInterface,
+  readL2ParentName,
   readView,
-  toUpstreamError,
   type L2NetworkConfig,
   type NetworkName,
 } from '@nrp/chain';
-import { dnsDecode, namehash, parentOf, type Hex, type L2NetworkName } from '@nrp/ens';
+import { namehash, parentOf, type L2NetworkName } from '@nrp/ens';
 
 /** One L2: its configuration (the registries served there) and its provider. */
 export interface L2NetworkAccess {
   config: L2NetworkConfig;
   provider: Provider;
 }
-
-export const l2RegistryInterface = new Interface(L2_REGISTRY_ABI);
 
 /** What reading L2 names needs: each L2's access and the registries' parent names. */
 export interface L2Deps {
@@ -39,20 +37,7 @@ export class L2ParentNames {
     const key = `${access.config.name}:${registry.toLowerCase()}`;
     const known = this.known.get(key);
     if (known !== undefined) return known;
-    const context = `L2Registry parentName on ${access.config.name}`;
-    const [encoded] = await readView<[string]>(access.provider, {
-      to: registry,
-      abi: l2RegistryInterface,
-      fn: 'parentName',
-      context,
-    });
-    let name: string;
-    try {
-      name = dnsDecode(encoded as Hex);
-    } catch (err) {
-      // Our own contract answering a name that does not decode: the configured address is not an L2Registry.
-      throw toUpstreamError(`${context}: not a DNS-encoded name`, err);
-    }
+    const name = await readL2ParentName(access.provider, registry, access.config.name);
     this.known.set(key, name);
     return name;
   }

@@ -1,10 +1,10 @@
 import { getAddress } from 'ethers';
-import { callView, NoValue, type NetworkName } from '@nrp/chain';
+import { callView, l2RegistryInterface, NoValue, type NetworkName } from '@nrp/chain';
 import { isL2Network, namehash, type AnyNetworkName, type Hex } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MetadataContext } from '../context';
 import type { NetworkAccess } from '../names/ens-state';
-import { l2RegistryInterface, servedRegistry, type L2NetworkAccess } from '../names/l2-registries';
+import { servedRegistry, type L2NetworkAccess } from '../names/l2-registries';
 import { problems } from '../problems';
 import { lookupWrappedToken, tokenNotFound } from './token-lookup';
 import type { TokenName } from './token-metadata';
