@@ -4,7 +4,13 @@ import { isNetworkName } from '@nrp/chain';
 import { RequestValue } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { OffchainContext } from './context';
-import { findActiveApiKeyByHash, insertApiKey, touchApiKey, type ApiKeyRow } from './data/api-keys';
+import {
+  findActiveApiKeyByHash,
+  insertApiKey,
+  insertIssuedApiKeyWithinLimit,
+  touchApiKey,
+  type ApiKeyRow,
+} from './data/api-keys';
 import { offchainProblems } from './problems';
 
 export const API_KEY_HEADER = 'x-auth-token';
@@ -13,21 +19,34 @@ export const API_KEY_PREFIX = 'offchain';
 /** The key `requireApiKey` verified for this request. */
 export const verifiedApiKey = new RequestValue<ApiKeyRow>('the API key requireApiKey verified');
 
-/** Issues a new key for `parents` (normalised names): the key itself is returned once, only its hash is stored. */
+/** Issues a new operator key for `parents` (normalised names): the key itself is returned once, only its hash is stored. */
 export async function issueApiKey(
   { db }: Pick<OffchainContext, 'db'>,
   parents: string[],
   note?: string,
-  selfServe?: { issued: { issuer: string; network: string }; includeDescendants: boolean },
 ): Promise<{ key: string; row: ApiKeyRow }> {
   const key = generateApiKey(API_KEY_PREFIX);
-  const row = await insertApiKey(db, {
-    keyHash: hashApiKey(key),
-    parents: [...new Set(parents)],
-    note,
-    ...selfServe,
-  });
+  const row = await insertApiKey(db, { keyHash: hashApiKey(key), parents: [...new Set(parents)], note });
   return { key, row };
+}
+
+/**
+ * Issues a self-serve key for `parentName` unless its issuer already holds `limit` live keys (undefined then,
+ * nothing stored); counted and stored in one step, so concurrent requests cannot pass the limit together.
+ */
+export async function issueSelfServeApiKey(
+  { db }: Pick<OffchainContext, 'db'>,
+  parentName: string,
+  options: { note?: string; issued: { issuer: string; network: string }; includeDescendants: boolean },
+  limit: number,
+): Promise<{ key: string; row: ApiKeyRow } | undefined> {
+  const key = generateApiKey(API_KEY_PREFIX);
+  const row = await insertIssuedApiKeyWithinLimit(
+    db,
+    { keyHash: hashApiKey(key), parents: [parentName], ...options },
+    limit,
+  );
+  return row && { key, row };
 }
 
 /** The live key matching `presented`, compared in constant time against the stored hash. */

@@ -2,6 +2,8 @@
  * Self-serve onboarding against the real ENS contracts on anvil: sign-in sessions, API keys that follow on-chain
  * control of their name, descendants, and the setup transactions of a parent name.
  */
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
 import request from 'supertest';
 import { Wallet, getAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
@@ -10,6 +12,7 @@ import { startEnsChain, type EnsChain } from '@nrp/testkit/src/ens-fixture';
 import { devChainEnv } from '@nrp/testkit/src/chain-env';
 import { buildSignInMessage } from '@nrp/testkit/src/sign-in';
 import { until } from '@nrp/testkit/src/until';
+import { insertApiKey } from '../src/data/api-keys';
 import { startTestService, type TestService } from './helpers';
 
 const DOMAIN = 'localhost:3003';
@@ -28,11 +31,9 @@ describe('self-serve keys', () => {
   async function signedMessage(
     wallet: Wallet,
     fields: { domain?: string; chainId?: number; signer?: Wallet; expirationTime?: Date; uri?: string } = {},
+    app: Express = svc.app,
   ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
-    const nonce = await request(svc.app)
-      .post('/api/v1/auth/nonce')
-      .send({ address: wallet.address })
-      .expect(200);
+    const nonce = await request(app).post('/api/v1/auth/nonce').send({ address: wallet.address }).expect(200);
     const message = buildSignInMessage({
       domain: fields.domain ?? DOMAIN,
       address: wallet.address,
@@ -51,10 +52,10 @@ describe('self-serve keys', () => {
     };
   }
 
-  async function signIn(wallet: Wallet): Promise<string> {
-    const res = await request(svc.app)
+  async function signIn(wallet: Wallet, app: Express = svc.app): Promise<string> {
+    const res = await request(app)
       .post('/api/v1/auth/session')
-      .send(await signedMessage(wallet))
+      .send(await signedMessage(wallet, {}, app))
       .expect(201);
     return (res.body as { token: string }).token;
   }
@@ -541,6 +542,50 @@ describe('self-serve keys', () => {
         .get('/api/v1/parents/acme.eth/setup?network=mainnet')
         .expect(503);
       expect(mainnet.body).toMatchObject({ code: 'OFFCHAIN_RESOLVER_NOT_CONFIGURED' });
+    });
+  });
+
+  describe('the key cap under concurrency', () => {
+    let capped: TestService;
+    beforeAll(async () => {
+      // KEYS_PER_ADDRESS is its default, 100.
+      capped = await startTestService(
+        { ...devChainEnv(chain.contracts, chain.anvil.rpcUrl), SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver },
+        { now: clock.now },
+      );
+    });
+    afterAll(async () => {
+      await capped?.close();
+    });
+
+    it('60 requests at once at 95 live keys leave 100; the others are 409 KEY_LIMIT_REACHED and store nothing', async () => {
+      for (let i = 0; i < 95; i++) {
+        await insertApiKey(capped.db.db, {
+          keyHash: randomBytes(32).toString('hex'),
+          parents: ['acme.eth'],
+          issued: { issuer: owner.address, network: 'sepolia' },
+        });
+      }
+      const token = await signIn(owner, capped.app);
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          request(capped.app)
+            .post('/api/v1/keys')
+            .set('authorization', `Bearer ${token}`)
+            .send({ parentName: 'acme.eth', network: 'sepolia' }),
+        ),
+      );
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(5);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(55);
+      for (const refused of answers.filter((res) => res.status === 409)) {
+        expect(refused.body).toMatchObject({ code: 'KEY_LIMIT_REACHED', status: 409 });
+      }
+      const stored = await capped.db.db
+        .selectFrom('offchain_api_keys')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(stored.n)).toBe(100);
     });
   });
 });
