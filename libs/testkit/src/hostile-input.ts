@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { RouteDefinition } from '@nrp/server';
+import { echoedPath } from '@nrp/validation';
 
 type JsonSchema = {
   type?: string | string[];
@@ -638,9 +639,10 @@ function violation(answer: Answer, stateChanged: boolean, unknownField?: string)
   if (stateChanged) return `a ${answer.status} (${body.code}) changed the stored state`;
   // A 400 about the request's fields lists them all (401, 413, 415, 429 come before the schemas and say so).
   if (unknownField && answer.status === 400) {
+    const echoed = echoedPath(unknownField);
     const named =
       Array.isArray(body.errors) &&
-      body.errors.some((e: unknown) => (e as { path?: unknown } | null)?.path === unknownField);
+      body.errors.some((e: unknown) => (e as { path?: unknown } | null)?.path === echoed);
     if (!named)
       return `a 400 that does not name the unknown field ${unknownField}: ${answer.body.slice(0, 300)}`;
   }
@@ -652,9 +654,13 @@ function describe(req: HostileRequest): string {
   return `${req.method.toUpperCase()} ${req.path.slice(0, 200)} ${JSON.stringify(req.query).slice(0, 200)} ${body.slice(0, 300)}`;
 }
 
+/** The name of the unknown member of the long-name probe: 1,000 characters. */
+const LONG_FIELD_NAME = 'x'.repeat(1000);
+
 /**
  * One request per object of a generated JSON body that has fixed members, with an unknown member `extra` added
- * there and the route's credential sent, so every such body of every route is checked whatever fast-check draws.
+ * there and the route's credential sent, so every such body of every route is checked whatever fast-check draws;
+ * and one with a member named 1,000 characters at the body's root.
  */
 function unknownFieldProbes(
   route: RouteDefinition,
@@ -672,10 +678,13 @@ function unknownFieldProbes(
     { numRuns: 1, ...(seed === undefined ? {} : { seed }) },
   );
   if (!parts) return [];
-  return pathsOf(parts.body)
+  const extras = pathsOf(parts.body)
     .map((_path, index) => addMember(parts, { part: 'body', index }, ['extra', 1]))
     .filter((mutated, index, all) => all.findIndex((m) => m.note === mutated.note) === index)
-    .slice(0, 8)
+    .slice(0, 8);
+  // A name far longer than any answer budget allows to echo: the 400 must name it cut, never outgrow its route.
+  const longName = addMember(parts, { part: 'body', index: 0 }, [LONG_FIELD_NAME, 1]);
+  return [...extras, longName]
     .map((mutated) => requestFor(route, mutated, 'unknownField', headers, new Uint8Array()))
     .filter((req) => req.unknownField !== undefined);
 }
