@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { L2_NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
-import { cursorQuery } from './cursor';
+import { cursorField } from './cursor';
 import { signedRequestSchema } from './signed-request';
 import {
   NETWORK_RULE,
@@ -312,7 +312,7 @@ export const namesQuerySchema = z.strictObject({
     .max(255)
     .optional()
     .meta({ description: 'Case-insensitive substring of the label.' }),
-  cursor: cursorQuery(namesCursorSchema).optional(),
+  cursor: cursorField(namesCursorSchema).optional(),
   size: z.coerce
     .number()
     .int()

@@ -798,3 +798,113 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
   }
   return findings;
 }
+
+/** A request of a route that takes a cursor, valid but for its `cursor`. */
+export interface CursorRequest {
+  /** The path, its parameters filled in (`/api/v1/webhooks/<id>/deliveries`). */
+  path: string;
+  /** The other query parameters; the cursor goes here unless the route has a body. */
+  query?: Record<string, string>;
+  /** The route's JSON body without `cursor`: the cursor goes into it. */
+  body?: { [key: string]: Json };
+  headers?: Record<string, string>;
+  /** A position of the route's cursors (decoded): strings of it with a U+0000 put in make near-valid cursors. */
+  position: { [key: string]: Json };
+}
+
+function base64url(bytes: Uint8Array | string): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+/** `position` with a NUL put into each of its strings at `at` (modulo its length). */
+function withNul(position: { [key: string]: Json }, at: number): { [key: string]: Json } {
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(position)) {
+    out[key] =
+      typeof value === 'string'
+        ? `${value.slice(0, at % (value.length + 1))}\u0000${value.slice(at % (value.length + 1))}`
+        : value;
+  }
+  return out;
+}
+
+/**
+ * Cursors no service issued: random bytes base64url-encoded (invalid UTF-8 among them), JSON of any shape, the
+ * route's own position with a NUL in its strings or with a lone surrogate, and raw strings of any characters.
+ */
+function foreignCursor(position: { [key: string]: Json }): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.uint8Array({ minLength: 1, maxLength: 300 }).map(base64url),
+    fc.jsonValue().map((value) => base64url(JSON.stringify(value))),
+    fc.nat().map((at) => base64url(JSON.stringify(withNul(position, at)))),
+    fc
+      .constantFrom('\ud800', '\udfff', '\u0000')
+      .map((odd) =>
+        base64url(
+          JSON.stringify(
+            Object.fromEntries(
+              Object.entries(position).map(([k, v]) => [k, typeof v === 'string' ? odd : v]),
+            ),
+          ),
+        ),
+      ),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
+    fc.string({ unit: 'binary', maxLength: 300 }).map((text) => base64url(text)),
+  );
+}
+
+/**
+ * Feeds cursors the service never issued (`foreignCursor`) to every route whose query or body has a `cursor`: each
+ * must be a 400 problem+json and write nothing. `requests` holds one valid request per such route by operationId, or
+ * why its cursor is not one the service issues (a label the client names): a route with a cursor missing from it is
+ * a finding, so a new cursor route cannot go unchecked.
+ */
+export async function foreignCursorFindings(
+  target: Pick<HostileTarget, 'url' | 'routes' | 'fingerprint' | 'runsPerRoute' | 'seed'>,
+  requests: Record<string, CursorRequest | string>,
+): Promise<Array<{ operationId: string; request: string; problem: string }>> {
+  const findings: Array<{ operationId: string; request: string; problem: string }> = [];
+  const takesCursor = (schema: z.ZodType | undefined) =>
+    schema !== undefined && Object.hasOwn(jsonSchemaOf(schema).properties ?? {}, 'cursor');
+  for (const route of target.routes.filter((r) => takesCursor(r.query) || takesCursor(r.body))) {
+    const valid = requests[route.operationId];
+    if (typeof valid === 'string') continue;
+    if (!valid) {
+      findings.push({ operationId: route.operationId, request: route.path, problem: 'no request to probe' });
+      continue;
+    }
+    const inBody = takesCursor(route.body);
+    let last: { request: string; problem: string } | undefined;
+    const result = await fc.check(
+      fc.asyncProperty(foreignCursor(valid.position), async (cursor) => {
+        const req: HostileRequest = {
+          method: route.method,
+          path: valid.path,
+          query: [
+            ...Object.entries(valid.query ?? {}),
+            ...(inBody ? [] : [['cursor', cursor] as [string, string]]),
+          ],
+          headers: valid.headers ?? {},
+          ...(inBody ? { body: { ...valid.body, cursor } } : {}),
+          mutation: 'foreignCursor',
+        };
+        const before = await target.fingerprint();
+        const answer = await sendHostileRequest(target.url, req);
+        const changed = (await target.fingerprint()) !== before;
+        const problem =
+          answer.status === 400
+            ? violation(answer, changed)
+            : `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
+        if (problem) last = { request: `${describe(req)} cursor=${JSON.stringify(cursor)}`, problem };
+        return problem === undefined;
+      }),
+      {
+        numRuns: target.runsPerRoute ?? (Number(process.env.HOSTILE_INPUT_RUNS) || 100),
+        seed: target.seed,
+        endOnFailure: true,
+      },
+    );
+    if (result.failed && last) findings.push({ operationId: route.operationId, ...last });
+  }
+  return findings;
+}
