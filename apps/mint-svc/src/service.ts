@@ -3,6 +3,7 @@ import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import {
   createL2Providers,
   createNetworkProviders,
+  isUpstreamError,
   l2EnvPrefix,
   l2NetworksFromEnv,
   mintControllerInterface,
@@ -129,6 +130,24 @@ function l2MintControllers(config: Config, network: L2NetworkName): string[] {
   return config[`${l2EnvPrefix(network) as 'BASE' | 'BASE_SEPOLIA'}_L2_MINT_CONTROLLERS`];
 }
 
+/**
+ * Readiness of a configured L2 controller: NotReady naming `<L2>_L2_MINT_CONTROLLERS` and the address when it does not
+ * answer as an L2MintController (no contract there, another contract, a registry without a parent name); a node
+ * that does not answer is reported as unreachable, not as a bad address.
+ */
+async function assertL2MintController(directory: L2ParentDirectory, controller: string): Promise<void> {
+  try {
+    await directory.parentOf(controller);
+  } catch (err) {
+    if (!isUpstreamError(err) || err.upstreamCode === 'UNREACHABLE' || err.upstreamCode === 'TIMEOUT')
+      throw err;
+    throw new NotReady(
+      `${l2EnvPrefix(directory.network)}_L2_MINT_CONTROLLERS: ${controller} is not an L2 mint controller on ` +
+        `${directory.network} (${err.upstreamMessage})`,
+    );
+  }
+}
+
 /** The env prefix of a network's names index settings. */
 type IndexPrefix = 'MAINNET' | 'SEPOLIA' | 'BASE' | 'BASE_SEPOLIA';
 
@@ -251,10 +270,11 @@ export const createService: ServiceFactory<Config, MintServiceContext, MintOverr
   }
   for (const directory of Object.values(l2)) {
     for (const controller of directory.controllers) {
-      readiness[`${directory.network}-controller-${controller}`] = controllerReadiness(
-        directory.provider,
-        controller,
-      );
+      const trustsSigner = controllerReadiness(directory.provider, controller);
+      readiness[`${directory.network}-controller-${controller}`] = async () => {
+        await assertL2MintController(directory, controller);
+        await trustsSigner();
+      };
     }
   }
 
