@@ -177,12 +177,15 @@ export async function signIn(
     domain?: string;
     issuedAt?: Date;
     expirationTime?: Date;
+    /** A smart account signs instead of `wallet`: its address, and how it signs. */
+    account?: { address: string; sign: (message: string) => string };
   },
 ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
-  const nonce = await issueNonce(app, '/api/v1/auth/nonce', wallet.address, opts.scope);
+  const address = opts.account?.address ?? wallet.address;
+  const nonce = await issueNonce(app, '/api/v1/auth/nonce', address, opts.scope);
   const message = buildSignInMessage({
     domain: opts.domain ?? SIWE_DOMAIN,
-    address: wallet.address,
+    address,
     statement: 'Manage my mint listing',
     uri: `https://${SIWE_DOMAIN}`,
     chainId: opts.chainId ?? 11155111,
@@ -190,9 +193,11 @@ export async function signIn(
     issuedAt: opts.issuedAt,
     expirationTime: opts.expirationTime,
   });
-  const siweSignature = await signSignInMessage(new Wallet(wallet.privateKey), message);
+  const siweSignature = opts.account
+    ? opts.account.sign(message)
+    : await signSignInMessage(new Wallet(wallet.privateKey), message);
   // Exactly the signed-request fields: bodies are strict, so tests spread this into theirs.
-  return { siweMessage: message, siweSignature, address: wallet.address };
+  return { siweMessage: message, siweSignature, address };
 }
 
 export type MintArgs = [MintContext, string, string[], string];

@@ -8,6 +8,13 @@ import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService } from '../src/service';
+import {
+  deploySmartAccount,
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  viemAcceptsSignIn,
+} from '@nrp/testkit';
 import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintTestEnv, type MintTestEnv } from './helpers';
 import { isVerifiedMinter } from '../src/data/verified-minters';
 
@@ -459,6 +466,41 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
   });
 
   describe('POST /api/v1/minters/verify', () => {
+    it('an ERC-6492 smart account verifies before and after it is deployed; a bad signature is a 401', async () => {
+      const deployer = env.chain.ens.deployer;
+      const factory = await deploySmartAccountFactory(deployer);
+      const account = await smartAccountOf(deployer, factory, new Wallet(stranger.privateKey));
+      const verify = async (signWith: { privateKey: string }, erc6492: boolean, status: number) => {
+        const signer = { ...account, owner: new Wallet(signWith.privateKey) };
+        const sign = (message: string) => smartAccountSignature(signer, message, erc6492);
+        const fields = await signIn(env.app, stranger, {
+          scope: 'minter',
+          account: { address: account.address, sign },
+        });
+        const viem = await viemAcceptsSignIn(
+          env.chain.anvil.rpcUrl,
+          account.address,
+          fields.siweMessage,
+          fields.siweSignature,
+        );
+        expect(viem).toBe(status === 200);
+        return request(env.app)
+          .post('/api/v1/minters/verify')
+          .send({ network: 'sepolia', ...fields })
+          .expect(status);
+      };
+
+      expect((await verify(stranger, true, 200)).body).toMatchObject({ address: account.address });
+      expect((await verify(stranger, false, 401)).body.code).toBe('INVALID_SIGNATURE');
+      expect((await verify(owner, true, 401)).body.code).toBe('INVALID_SIGNATURE');
+      expect(await env.provider.getCode(account.address)).toBe('0x');
+
+      await deploySmartAccount(deployer, account);
+      await verify(stranger, true, 200);
+      await verify(stranger, false, 200);
+      expect((await verify(owner, true, 401)).body.code).toBe('INVALID_SIGNATURE');
+    });
+
     it('records a verified minter per network; bad sign-ins are 401 and record nothing', async () => {
       const rows = await countRows('mint_verified_minters');
       const wrongChain = await signIn(env.app, stranger, { scope: 'minter', chainId: 1 });

@@ -11,6 +11,13 @@ import { createTestClock, type TestClock } from '@nrp/testkit/src/test-service';
 import { startEnsChain, type EnsChain } from '@nrp/testkit/src/ens-fixture';
 import { devChainEnv } from '@nrp/testkit/src/chain-env';
 import { buildSignInMessage } from '@nrp/testkit/src/sign-in';
+import {
+  deploySmartAccount,
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  viemAcceptsSignIn,
+} from '@nrp/testkit/src/smart-account';
 import { until } from '@nrp/testkit/src/until';
 import { insertApiKey } from '../src/data/api-keys';
 import { startTestService, type TestService } from './helpers';
@@ -30,13 +37,22 @@ describe('self-serve keys', () => {
   /** A fresh nonce for `wallet`, and a message for it (the fields given override the defaults). */
   async function signedMessage(
     wallet: Wallet,
-    fields: { domain?: string; chainId?: number; signer?: Wallet; expirationTime?: Date; uri?: string } = {},
+    fields: {
+      domain?: string;
+      chainId?: number;
+      signer?: Wallet;
+      expirationTime?: Date;
+      uri?: string;
+      /** A smart account: its address, and how it signs. */
+      account?: { address: string; sign: (message: string) => string };
+    } = {},
     app: Express = svc.app,
   ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
-    const nonce = await request(app).post('/api/v1/auth/nonce').send({ address: wallet.address }).expect(200);
+    const address = fields.account?.address ?? wallet.address;
+    const nonce = await request(app).post('/api/v1/auth/nonce').send({ address }).expect(200);
     const message = buildSignInMessage({
       domain: fields.domain ?? DOMAIN,
-      address: wallet.address,
+      address,
       statement: 'Sign in to manage API keys of the names I control.',
       uri: fields.uri ?? 'http://localhost:3000',
       chainId: fields.chainId ?? SEPOLIA,
@@ -47,8 +63,8 @@ describe('self-serve keys', () => {
     const signer = fields.signer ?? wallet;
     return {
       siweMessage: message,
-      siweSignature: await signer.signMessage(message),
-      address: wallet.address,
+      siweSignature: fields.account ? fields.account.sign(message) : await signer.signMessage(message),
+      address,
     };
   }
 
@@ -177,6 +193,39 @@ describe('self-serve keys', () => {
       expect(await svc.db.db.selectFrom('offchain_sessions').selectAll().execute()).toHaveLength(
         before.length,
       );
+    });
+
+    it('an ERC-6492 smart account signs in before and after it is deployed; a bad signature is a 401', async () => {
+      const factory = await deploySmartAccountFactory(chain.ens.deployer);
+      const account = await smartAccountOf(chain.ens.deployer, factory, third);
+      const open = async (signWith: Wallet, erc6492: boolean, status: number) => {
+        const sign = (message: string) =>
+          smartAccountSignature({ ...account, owner: signWith }, message, erc6492);
+        const fields = await signedMessage(owner, { account: { address: account.address, sign } });
+        const viem = await viemAcceptsSignIn(
+          chain.anvil.rpcUrl,
+          account.address,
+          fields.siweMessage,
+          fields.siweSignature,
+        );
+        expect(viem).toBe(status === 201);
+        return request(svc.app).post('/api/v1/auth/session').send(fields).expect(status);
+      };
+      const sessions = async () =>
+        (await svc.db.db.selectFrom('offchain_sessions').selectAll().execute()).length;
+
+      const before = await sessions();
+      const notDeployed = await open(third, true, 201);
+      expect(notDeployed.body).toMatchObject({ address: account.address });
+      expect((await open(third, false, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
+      expect((await open(other, true, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
+      expect(await sessions()).toBe(before + 1);
+      expect(await chain.ens.provider.getCode(account.address)).toBe('0x');
+
+      await deploySmartAccount(chain.ens.deployer, account);
+      await open(third, true, 201);
+      await open(third, false, 201);
+      expect((await open(other, true, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
     });
 
     it('a reused or expired nonce is a 401', async () => {

@@ -16,6 +16,7 @@ export {
   verifyMessageSignature,
   recoverMessageSigner,
   ERC1271_MAGIC_VALUE,
+  ERC6492_MAGIC_SUFFIX,
   type SignatureKind,
 } from './verify-message-signature';
 export {

@@ -22,6 +22,7 @@ export * from './fingerprint';
 export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
+export * from './smart-account';
 export * from './rpc-proxy';
 export * from './problems';
 export * from './l2-chain';

@@ -30,7 +30,8 @@ export function authRoutes(ctx: OffchainContext): RouteDefinition[] {
       description:
         'An EIP-4361 message signed by `address`, under the rules of every service: its domain is one of ' +
         'SIWE_DOMAINS, its nonce a live one from `POST /api/v1/auth/nonce` for this address (single-use), its ' +
-        'chain id that of one of the networks (mainnet 1, sepolia 11155111; ERC-1271 wallets are checked there), ' +
+        'chain id that of one of the networks (mainnet 1, sepolia 11155111; ERC-1271 wallets, and ERC-6492 signatures ' +
+        'of smart accounts not deployed yet, are checked there), ' +
         '`Issued At`, `Expiration Time` and `Not Before` hold; a message that binds itself (Resources, or a URI ' +
         'under `{PUBLIC_BASE_URL}/api/v1/`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
         'token for `Authorization: Bearer`, stored only as its hash (every replica accepts it), valid for ' +
