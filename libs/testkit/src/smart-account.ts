@@ -6,6 +6,7 @@
 import { AbiCoder, Contract, concat, hashMessage, Interface, type Signer, type Wallet } from 'ethers';
 import { deployContract, smartAccountFactoryTestDoubleArtifact } from '@nrp/contracts';
 import { ERC6492_MAGIC_SUFFIX } from '@nrp/auth';
+import { until } from './until';
 import { createPublicClient, http, type Hex } from 'viem';
 
 const factoryInterface = new Interface(smartAccountFactoryTestDoubleArtifact.abi);
@@ -37,9 +38,18 @@ export async function smartAccountOf(
   return { address, owner, factory, factoryCalldata };
 }
 
-/** Sends the factory call: the account exists afterwards. */
+/**
+ * Sends the factory call: the account exists afterwards. Under load anvil can hand out the receipt before its
+ * `latest` state shows the new code, so this also waits until the node answers the account's code.
+ */
 export async function deploySmartAccount(sender: Signer, account: SmartAccount): Promise<void> {
   await (await sender.sendTransaction({ to: account.factory, data: account.factoryCalldata })).wait();
+  const { provider } = sender;
+  if (!provider) throw new Error('the sender has no provider');
+  await until(
+    async () => (await provider.getCode(account.address)) !== '0x',
+    `the code of ${account.address}`,
+  );
 }
 
 /**
