@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
 import request from 'supertest';
+import { MAX_LISTING_PRICE_WEI } from '@nrp/api';
 import { listingSignInMessage, minterSignInMessage } from '@nrp/client';
 import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
@@ -291,6 +292,38 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       await request(env.app)
         .put(listingPath('sepolia', 'shop.eth'))
         .send({ ...signed, listing })
+        .expect(200);
+    });
+
+    it('a price above MAX_LISTING_PRICE_WEI (10^30 wei a year) is a 400 naming the field; at it, it is listed', async () => {
+      const before = await request(env.app).get(listingPath('sepolia', 'shop.eth')).expect(200);
+      const over = await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({
+          ...(await signIn(env.app, owner, { scope: 'listing' })),
+          listing: {
+            ...listing,
+            basePriceWei: String(2n ** 256n - 1n),
+            lengthPrices: [{ length: 3, priceWei: String(MAX_LISTING_PRICE_WEI + 1n) }],
+          },
+        })
+        .expect(400);
+      expect(over.body.code).toBe('INVALID_INPUT');
+      expect(over.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        'body.listing.basePriceWei',
+        'body.listing.lengthPrices.0.priceWei',
+      ]);
+      expect((await request(env.app).get(listingPath('sepolia', 'shop.eth')).expect(200)).body).toEqual(
+        before.body,
+      );
+      const atCeiling = { ...listing, basePriceWei: String(MAX_LISTING_PRICE_WEI) };
+      await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing' })), listing: atCeiling })
+        .expect(200);
+      await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing' })), listing })
         .expect(200);
     });
 
