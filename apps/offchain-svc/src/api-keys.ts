@@ -8,6 +8,8 @@ import {
   findActiveApiKeyByHash,
   insertApiKey,
   insertIssuedApiKeyWithinLimit,
+  listIssuedApiKeysWithWebhooks,
+  revokeApiKey,
   touchApiKey,
   type ApiKeyRow,
 } from './data/api-keys';
@@ -59,6 +61,22 @@ export async function verifyApiKey(
 }
 
 /**
+ * Who controls a self-serve key's parent now, when that is no longer its issuer: `null` when nobody does, undefined
+ * while the issuer still controls it (and for operator keys, which are not tied to control). Read through the
+ * control cache unless `fresh`.
+ */
+async function controlLost(
+  ctx: Pick<OffchainContext, 'nameControl'>,
+  key: ApiKeyRow,
+  fresh = false,
+): Promise<{ controller: string | null } | undefined> {
+  const parent = key.parents[0];
+  if (!key.issued || !parent || !isNetworkName(key.issued.network)) return undefined;
+  const { controller } = await ctx.nameControl.read(key.issued.network, parent, { fresh });
+  return controller?.toLowerCase() === key.issued.issuer ? undefined : { controller };
+}
+
+/**
  * 401 KEY_OWNER_CHANGED when a self-serve key's issuer no longer controls its parent on chain (read through the
  * control cache, so at most NAME_CONTROL_CACHE_MS late). Operator keys are not tied to control.
  */
@@ -66,17 +84,30 @@ async function assertIssuerStillControls(
   ctx: Pick<OffchainContext, 'nameControl'>,
   key: ApiKeyRow,
 ): Promise<void> {
-  const parent = key.parents[0];
-  if (!key.issued || !parent || !isNetworkName(key.issued.network)) return;
-  const { controller } = await ctx.nameControl.read(key.issued.network, parent);
-  if (controller?.toLowerCase() === key.issued.issuer) return;
-  const now = controller
-    ? `${controller} controls it now and can sign in and issue its own key`
+  const lost = await controlLost(ctx, key);
+  if (!lost || !key.issued) return;
+  const now = lost.controller
+    ? `${lost.controller} controls it now and can sign in and issue its own key`
     : 'nobody controls it now';
   throw new ProblemError(
     offchainProblems.KEY_OWNER_CHANGED,
-    `The API key was issued by ${key.issued.issuer} for ${parent} on ${key.issued.network}; ${now}.`,
+    `The API key was issued by ${key.issued.issuer} for ${key.parents[0]} on ${key.issued.network}; ${now}.`,
   );
+}
+
+/**
+ * The periodic control check: revokes every self-serve key with webhooks whose issuer no longer controls its parent
+ * (read from the chain afresh), so its webhooks get no more events although the key itself is never used again.
+ * Returns how many keys it revoked.
+ */
+export async function revokeKeysOfLostNames(
+  ctx: Pick<OffchainContext, 'db' | 'nameControl'>,
+): Promise<number> {
+  let revoked = 0;
+  for (const key of await listIssuedApiKeysWithWebhooks(ctx.db)) {
+    if ((await controlLost(ctx, key, true)) && (await revokeApiKey(ctx.db, key.id))) revoked += 1;
+  }
+  return revoked;
 }
 
 /**

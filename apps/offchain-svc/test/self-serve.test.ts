@@ -496,6 +496,54 @@ describe('self-serve keys', () => {
       await createKey(ownerToken, { parentName: 'acme.eth', network: 'sepolia' }).expect(201);
     });
 
+    it('a key whose issuer lost the name stops its webhooks within NAME_CONTROL_CACHE_MS, unused', async () => {
+      await chain.ens.registerEthName('hooked', owner.address, { resolver: null });
+      const created = (
+        await createKey(ownerToken, { parentName: 'hooked.eth', network: 'sepolia' }).expect(201)
+      ).body as { id: string; key: string };
+      const hook = (
+        await request(svc.app)
+          .post('/api/v1/webhooks')
+          .set('x-auth-token', created.key)
+          .send({ url: 'http://127.0.0.1:9/hooks', events: ['subname.created'] })
+          .expect(201)
+      ).body as { id: string };
+      // The operator's key writes the changes: the self-serve key is not used again.
+      const operatorKey = await svc.keyFor('hooked.eth');
+      const createSubname = (label: string) =>
+        request(svc.app)
+          .post('/api/v1/subnames')
+          .set('x-auth-token', operatorKey)
+          .send({ parentName: 'hooked.eth', label })
+          .expect(201);
+      const deliveries = async () =>
+        (
+          await svc.db.db
+            .selectFrom('offchain_webhook_deliveries')
+            .select('id')
+            .where('webhook_id', '=', hook.id)
+            .execute()
+        ).length;
+      await createSubname('before');
+      expect(await deliveries()).toBe(1);
+
+      await chain.ens.send(chain.ens.contract('ensRegistry'), chain.ens.signerOf(owner.address), 'setOwner', [
+        namehash('hooked.eth'),
+        third.address,
+      ]);
+      // The periodic control check (every NAME_CONTROL_CACHE_MS, 300 ms here) revokes the key.
+      await until(async () => {
+        const row = await svc.db.db
+          .selectFrom('offchain_api_keys')
+          .select('revoked_at')
+          .where('id', '=', created.id)
+          .executeTakeFirstOrThrow();
+        return row.revoked_at !== null;
+      }, 'the key of a name its issuer lost to be revoked');
+      await createSubname('after');
+      expect(await deliveries()).toBe(1);
+    });
+
     it('a key follows control: refused once its issuer lost the name; the new controller issues its own', async () => {
       await chain.ens.registerEthName('moving', owner.address, { resolver: null });
       const { key } = (

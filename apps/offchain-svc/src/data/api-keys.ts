@@ -156,6 +156,26 @@ export async function listIssuedApiKeys(
   return rows.map(toRow);
 }
 
+/** The live self-serve keys that have at least one webhook. */
+export async function listIssuedApiKeysWithWebhooks(db: Kysely<OffchainDatabase>): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .selectFrom('offchain_api_keys')
+    .selectAll()
+    .where('issuer', 'is not', null)
+    .where('revoked_at', 'is', null)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('offchain_webhooks as w')
+          .select('w.id')
+          .whereRef('w.api_key_id', '=', 'offchain_api_keys.id'),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRow);
+}
+
 /** Revokes a live key that `issuer` issued; false when it has none with this id. */
 export async function revokeIssuedApiKey(
   db: Kysely<OffchainDatabase>,

@@ -23,7 +23,8 @@ export function keyRoutes(ctx: OffchainContext): RouteDefinition[] {
         'Otherwise 403 NOT_NAME_MANAGER naming who controls it, and nothing is stored. 201: the key (shown only ' +
         'here; `x-auth-token` of the subname routes). It manages the direct children of `parentName`, or every ' +
         'name below it with `includeDescendants`. It follows control: once its issuer no longer controls the name ' +
-        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay. ' +
+        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay. A key ' +
+        'with webhooks is revoked by a periodic check within NAME_CONTROL_CACHE_MS, so its webhooks stop unused. ' +
         'An address holds at most KEYS_PER_ADDRESS (100) live keys: one more is a 409 KEY_LIMIT_REACHED.',
       budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       tags: TAG,
