@@ -43,7 +43,7 @@ export function verifySignedRequest(
       resource: signedActionUrl(ctx.config.PUBLIC_BASE_URL, network, action),
       operation: action.operation,
       operations: OPERATIONS[action.scope],
-      namespace: `${ctx.config.PUBLIC_BASE_URL}/api/v1/`,
+      serviceUrl: ctx.config.PUBLIC_BASE_URL,
     },
     nonces: ctx.nonces,
     provider: net.provider,

@@ -177,6 +177,8 @@ export async function signIn(
     domain?: string;
     issuedAt?: Date;
     expirationTime?: Date;
+    /** The message's URI; default the page of the dapp (`https://{SIWE_DOMAIN}`), which binds nothing. */
+    uri?: string;
     /** A smart account signs instead of `wallet`: its address, and how it signs. */
     account?: { address: string; sign: (message: string) => string };
   },
@@ -187,7 +189,7 @@ export async function signIn(
     domain: opts.domain ?? SIWE_DOMAIN,
     address,
     statement: 'Manage my mint listing',
-    uri: `https://${SIWE_DOMAIN}`,
+    uri: opts.uri ?? `https://${SIWE_DOMAIN}`,
     chainId: opts.chainId ?? 11155111,
     nonce,
     issuedAt: opts.issuedAt,

@@ -406,6 +406,17 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
       };
     }
 
+    it('one rule with metadata-svc: a URI anywhere on this service binds the message, one elsewhere does not', async () => {
+      const base = env.context.config.PUBLIC_BASE_URL;
+      const before = await request(env.app).get(listingPath('sepolia', 'shop.eth'));
+      const docs = await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing', uri: `${base}/docs` })), listing })
+        .expect(401);
+      expect(docs.body.code).toBe('RESOURCE_MISMATCH');
+      expect((await request(env.app).get(listingPath('sepolia', 'shop.eth'))).body).toEqual(before.body);
+    });
+
     it("refuses shop.eth's message for boutique.eth or for another operation, and accepts it for its own request", async () => {
       const forShop = await bound(owner, 'listing', { parentName: 'shop.eth', operation: 'update' });
       const other = await request(env.app)

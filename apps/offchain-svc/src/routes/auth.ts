@@ -33,7 +33,7 @@ export function authRoutes(ctx: OffchainContext): RouteDefinition[] {
         'chain id that of one of the networks (mainnet 1, sepolia 11155111; ERC-1271 wallets, and ERC-6492 signatures ' +
         'of smart accounts not deployed yet, are checked there), ' +
         '`Issued At`, `Expiration Time` and `Not Before` hold; a message that binds itself (Resources, or a URI ' +
-        'under `{PUBLIC_BASE_URL}/api/v1/`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
+        'of this service, under `{PUBLIC_BASE_URL}`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
         'token for `Authorization: Bearer`, stored only as its hash (every replica accepts it), valid for ' +
         'SESSION_TTL_SECONDS (24 h) or until the message expires, whichever comes first.',
       budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
