@@ -442,7 +442,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '10000000',
     GATEWAY_SIGNER_KEY: GATEWAY_KEY,
   });
-  const db = await openDatabase(config);
+  const db = openDatabase(config);
   const instance = await createService(config, createLogger('bench', 'silent'));
   const server: Server = instance.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

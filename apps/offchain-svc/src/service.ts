@@ -92,11 +92,11 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   overrides = {},
 ) => {
   // The handle owns the connection: it is pinged and closed here; everything else queries its Kysely, `db`.
-  const database = overrides.database ?? (await openDatabase(config));
+  const database = overrides.database ?? openDatabase(config);
   const { db } = database;
   const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => database.close()];
   await startUpSteps(onShutdown, async () => {
-    if (overrides.database) await migrateDatabase(overrides.database);
+    await migrateDatabase(database);
     if (config.BOOTSTRAP_API_KEY_HASH) {
       const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
       await upsertApiKey(db, {
