@@ -23,12 +23,12 @@ import { cachedNameControl } from './name-control';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { parentRoutes } from './routes/parents';
-import { AnswerCache } from './answer-cache';
-import { GatewayRecordReads } from './gateway-reads';
-import { createL2RecordReader } from './l2-records';
+import { AnswerCache } from './gateway/answer-cache';
+import { createL2RecordReader } from './gateway/l2-records';
+import { GatewayRecordReads } from './gateway/record-reads';
+import { gatewayRoutes } from './gateway/routes';
 import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
-import { gatewayRoutes } from './routes/gateway';
 import { subnameRoutes } from './routes/subnames';
 import { webhookRoutes } from './routes/webhooks';
 import { webhookDispatcher } from './webhook-delivery';
@@ -139,11 +139,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     }),
     // Its own cache: no key can meet an offchain answer, and offchain writes never drop L2 answers.
     cache: new AnswerCache({ ...cacheLimits, ttlMs: config.L2_ANSWER_CACHE_MS, now: () => now().getTime() }),
-    signing: {
-      signerKey: config.GATEWAY_SIGNER_KEY,
-      ttlSeconds: config.GATEWAY_TTL_SECONDS,
-      now: () => now().getTime(),
-    },
   };
   const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
@@ -158,6 +153,11 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     now,
     caches,
     gatewayReads: new GatewayRecordReads(db, () => caches.gateway.generation()),
+    gatewaySigning: {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      now: () => now().getTime(),
+    },
     l2Gateway,
   };
 

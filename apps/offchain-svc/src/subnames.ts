@@ -3,7 +3,7 @@ import { parentOf } from '@nrp/ens';
 import type { Response } from 'express';
 import { MAX_ANSWER_BYTES, renderJson, sendRenderedJson, type RenderedJson } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { AnswerCache } from './answer-cache';
+import type { AnswerCache } from './gateway/answer-cache';
 import { assertKeyAllowsParent } from './api-keys';
 import type { ApiKeyRow } from './data/api-keys';
 import type { OffchainContext } from './context';
