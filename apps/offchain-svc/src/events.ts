@@ -4,7 +4,7 @@ import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api'
 import { recordEvents } from './data/events';
 import type { OffchainDatabase } from './data/schema';
 import type { EventRecorder, OffchainContext } from './context';
-import type { RecordChanges } from './record-changes';
+import type { RecordChanges } from './subnames/record-changes';
 
 /**
  * The recorder whose deliveries are retried for `retryWindowMs` after the event, and whose transactions tell
