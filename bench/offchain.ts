@@ -22,7 +22,7 @@ import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../apps/offchain-svc/src/config';
-import { issueApiKey } from '../apps/offchain-svc/src/api-keys';
+import { issueApiKey } from '../apps/offchain-svc/src/keys/api-keys';
 import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
 import { createService } from '../apps/offchain-svc/src/service';
 import { markdownTable } from './table';

@@ -8,7 +8,7 @@ import type { GatewaySigning, L2Gateway } from './gateway/answers';
 import type { GatewayRecordReads } from './gateway/record-reads';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
-import type { NameControlReader } from './name-control';
+import type { NameControlReader } from './keys/name-control';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
 export interface OffchainContext extends ServiceContext<Config> {

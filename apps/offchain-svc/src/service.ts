@@ -19,10 +19,8 @@ import { NONCE_TABLE } from './data/migrations';
 import { pruneSessions } from './data/sessions';
 import type { OffchainContext, WebhookSettings } from './context';
 import { eventRecorder } from './events';
-import { cachedNameControl } from './name-control';
-import { authRoutes } from './routes/auth';
-import { keyRoutes } from './routes/keys';
-import { parentRoutes } from './routes/parents';
+import { cachedNameControl } from './keys/name-control';
+import { keyRoutes } from './keys/routes';
 import { AnswerCache } from './gateway/answer-cache';
 import { createL2RecordReader } from './gateway/l2-records';
 import { GatewayRecordReads } from './gateway/record-reads';
@@ -163,9 +161,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
 
   const routes = [
     ...subnameRoutes(context),
-    ...authRoutes(context),
     ...keyRoutes(context),
-    ...parentRoutes(context),
     ...webhookRoutes(context),
     ...eventRoutes(context),
     ...gatewayRoutes(context, {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createDatabase } from '@nrp/db';
 import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 import { configSchema } from '../src/config';
 import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';

@@ -10,7 +10,7 @@ import {
 } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import { requireApiKey, verifiedApiKey } from '../api-keys';
+import { requireApiKey, verifiedApiKey } from '../keys/api-keys';
 import { offchainProblems } from '../problems';
 import { createWebhook, redeliver, removeWebhook, webhookDeliveries, webhooksOf } from '../webhooks';
 import type { OffchainContext } from '../context';

@@ -8,7 +8,7 @@ import {
   validationProblem,
   type FieldError,
 } from '@nrp/validation';
-import { keyAllowsParent } from '../api-keys';
+import { keyAllowsParent } from '../keys/api-keys';
 import type { ApiKeyRow } from '../data/api-keys';
 import { claimIdempotencyKey, storeAnswer } from '../data/idempotency';
 import type { OffchainContext } from '../context';

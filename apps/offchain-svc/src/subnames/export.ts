@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { assertKeyAllowsParent } from '../api-keys';
+import { assertKeyAllowsParent } from '../keys/api-keys';
 import type { ApiKeyRow } from '../data/api-keys';
 import type { OffchainContext } from '../context';
 import type { OffchainDatabase } from '../data/schema';

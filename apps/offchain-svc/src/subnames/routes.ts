@@ -13,7 +13,7 @@ import {
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import { requireApiKey, verifiedApiKey } from '../api-keys';
+import { requireApiKey, verifiedApiKey } from '../keys/api-keys';
 import { bulkImport } from './bulk-import';
 import { offchainProblems } from '../problems';
 import { exportSubnames } from './export';

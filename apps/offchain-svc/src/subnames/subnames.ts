@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { MAX_ANSWER_BYTES, renderJson, sendRenderedJson, type RenderedJson } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { AnswerCache } from '../gateway/answer-cache';
-import { assertKeyAllowsParent } from '../api-keys';
+import { assertKeyAllowsParent } from '../keys/api-keys';
 import type { ApiKeyRow } from '../data/api-keys';
 import type { OffchainContext } from '../context';
 import { searchSubnames, type SubnamePosition } from '../data/subname-search';
