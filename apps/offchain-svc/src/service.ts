@@ -18,7 +18,7 @@ import { pruneIdempotencyKeys } from './data/idempotency';
 import { NONCE_TABLE } from './data/migrations';
 import { pruneSessions } from './data/sessions';
 import type { OffchainContext, WebhookSettings } from './context';
-import { eventRecorder } from './events';
+import { eventRecorder } from './webhooks/events';
 import { cachedNameControl } from './keys/name-control';
 import { keyRoutes } from './keys/routes';
 import { AnswerCache } from './gateway/answer-cache';
@@ -26,10 +26,9 @@ import { createL2RecordReader } from './gateway/l2-records';
 import { GatewayRecordReads } from './gateway/record-reads';
 import { gatewayRoutes } from './gateway/routes';
 import { recordChanges } from './subnames/record-changes';
-import { eventRoutes } from './routes/events';
 import { subnameRoutes } from './subnames/routes';
-import { webhookRoutes } from './routes/webhooks';
-import { webhookDispatcher } from './webhook-delivery';
+import { webhookRoutes } from './webhooks/routes';
+import { webhookDispatcher } from './webhooks/delivery';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 
@@ -163,7 +162,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     ...subnameRoutes(context),
     ...keyRoutes(context),
     ...webhookRoutes(context),
-    ...eventRoutes(context),
     ...gatewayRoutes(context, {
       redis,
       onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),

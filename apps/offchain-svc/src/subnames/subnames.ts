@@ -9,7 +9,7 @@ import type { ApiKeyRow } from '../data/api-keys';
 import type { OffchainContext } from '../context';
 import { searchSubnames, type SubnamePosition } from '../data/subname-search';
 import { deleteSubname, findSubnameByName, findSubnameByNamehash } from '../data/subnames';
-import { subnameEvent } from '../events';
+import { subnameEvent } from '../webhooks/events';
 import { offchainProblems } from '../problems';
 import { applyWrites, toWrite, type SavedSubname } from './writes';
 

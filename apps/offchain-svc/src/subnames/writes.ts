@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { OffchainDatabase } from '../data/schema';
 import { upsertSubname, upsertSubnames, type SubnameWrite } from '../data/subnames';
 import type { EventRecorder } from '../context';
-import { subnameEvent } from '../events';
+import { subnameEvent } from '../webhooks/events';
 
 function toMap(
   entries: Array<{ key: string; value: string }> | undefined,
