@@ -77,7 +77,10 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
       ceiling(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     });
 
-  /** A hot lookup is answered at once from the cache's rendered bytes, without a promise. */
+  /**
+   * Answers a lookup of either gateway: a hot one at once from the cache's rendered bytes, without a promise; a cold
+   * one through `answerRequest`, counted against the ceiling. Every outcome is told to `onAnswer`.
+   */
   function answer<R extends CcipRequest>(
     source: AnswerSource<R>,
     request: R,
