@@ -3,8 +3,8 @@ import { listingFileSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { ConfigError } from '@nrp/server';
 import type { Kysely } from 'kysely';
-import { upsertListing } from './data/listings';
-import type { MintDatabase } from './data/schema';
+import { upsertListing } from '../data/listings';
+import type { MintDatabase } from '../data/schema';
 
 /**
  * Upserts the listings of an operator's JSON file (an array of `{ network, parentName, listing }`) with source

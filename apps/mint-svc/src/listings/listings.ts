@@ -1,28 +1,22 @@
-import { getOwner } from '@nrp/chain';
-import {
-  settlementNetworkOf,
-  type DeleteListingResponse,
-  type Listing,
-  type ListingSettings,
-  type MintNetwork,
-} from '@nrp/api';
+import { getOwner, settlementOf } from '@nrp/chain';
+import { type DeleteListingResponse, type Listing, type ListingSettings, type MintNetwork } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
-import type { MintServiceContext } from './context';
+import type { MintContext } from '../context';
 import {
   findListing,
   removeListing,
   toListingResponse,
   upsertListing,
   type StoredListing,
-} from './data/listings';
-import type { L2Parent } from './l2-parents';
-import { l2ParentOf } from './mint-target';
-import { mintProblems } from './problems';
-import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
+} from '../data/listings';
+import type { L2Parent } from '../mint/l2-controllers';
+import { l2ParentOf } from '../mint/mint-target';
+import { mintProblems } from '../problems';
+import { verifySignedRequest, type SignedFields, type SignInContext } from '../sign-in/sign-in';
 
 /** What changing a listing reads and writes. */
-type ListingContext = SignInContext & Pick<MintServiceContext, 'db' | 'l2'>;
+type ListingContext = SignInContext & Pick<MintContext, 'db' | 'l2'>;
 
 /** A listing's parent: the network and the (normalised) parent name. */
 export interface ListingTarget {
@@ -39,7 +33,7 @@ function notListed({ network, parentName }: ListingTarget): ProblemError {
  * listing needs one to be minted, and its answer names it.
  */
 async function servingL2Parent(
-  ctx: Pick<MintServiceContext, 'l2'>,
+  ctx: Pick<MintContext, 'l2'>,
   { network, parentName }: ListingTarget,
 ): Promise<L2Parent | null> {
   const parent = await l2ParentOf(ctx, network, parentName);
@@ -63,7 +57,7 @@ async function authoriseOwner(
   fields: SignedFields,
 ): Promise<string> {
   const signIn = await verifySignedRequest(ctx, network, { scope: 'listing', operation, parentName }, fields);
-  const net = ctx.networks[settlementNetworkOf(network)];
+  const net = ctx.networks[settlementOf(network)];
   const owner = await getOwner(net.provider, net.config.ens, parentName);
   if (owner === null || owner.toLowerCase() !== signIn.address.toLowerCase()) {
     throw new ProblemError(
@@ -90,14 +84,14 @@ export function assertListingCurrent(listing: StoredListing, owner: string | nul
 
 /** The listing of a parent as minters see it; LISTING_NOT_FOUND when it has none or it lapsed. */
 export async function getListing(
-  ctx: Pick<MintServiceContext, 'db' | 'networks' | 'l2'>,
+  ctx: Pick<MintContext, 'db' | 'networks' | 'l2'>,
   target: ListingTarget,
 ): Promise<Listing> {
   const l2 = await servingL2Parent(ctx, target);
   const listing = await findListing(ctx.db, target.network, target.parentName);
   if (!listing) throw notListed(target);
   if (listing.listedBy !== null) {
-    const net = ctx.networks[settlementNetworkOf(target.network)];
+    const net = ctx.networks[settlementOf(target.network)];
     assertListingCurrent(listing, await getOwner(net.provider, net.config.ens, target.parentName));
   }
   return toListingResponse(listing, l2);

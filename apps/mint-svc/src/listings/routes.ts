@@ -6,11 +6,11 @@ import {
   putListingRequestSchema,
   signedRequestSchema,
 } from '@nrp/api';
-import { MAX_ANSWER_BYTES, defineRoute } from '@nrp/server';
+import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
-import type { MintServiceContext } from '../context';
-import { deleteListing, getListing, putListing } from '../listings';
+import type { MintContext } from '../context';
 import { mintProblems } from '../problems';
+import { deleteListing, getListing, putListing } from './listings';
 
 const path = '/api/v1/listings/:network/:parentName';
 
@@ -36,7 +36,7 @@ const signedProblems = [
   commonProblems.UPSTREAM_ERROR,
 ];
 
-export function listingRoutes(ctx: MintServiceContext) {
+export function listingRoutes(ctx: MintContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',

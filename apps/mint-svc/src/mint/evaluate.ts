@@ -1,13 +1,13 @@
 import type { MintValidationError } from '@nrp/api';
 import { ProblemError } from '@nrp/validation';
 import { readMintChainFacts, type MintChainFacts } from './chain-facts';
-import type { MintServiceContext } from './context';
-import { isVerifiedMinter } from './data/verified-minters';
+import type { MintContext } from '../context';
+import { isVerifiedMinter } from '../data/verified-minters';
 import { mintValidationErrors } from './eligibility';
-import { assertListingCurrent } from './listings';
+import { assertListingCurrent } from '../listings/listings';
 import type { MintTarget } from './mint-target';
 import { mintExpiry, quoteMint, type Quote } from './pricing';
-import { mintProblems } from './problems';
+import { mintProblems } from '../problems';
 
 export interface MintEvaluationInput {
   target: MintTarget;
@@ -32,7 +32,7 @@ export interface MintEvaluation {
  * Minters verified on the L1 count for its L2s.
  */
 export async function evaluateMint(
-  ctx: Pick<MintServiceContext, 'db' | 'config' | 'networks' | 'l2' | 'now'>,
+  ctx: Pick<MintContext, 'db' | 'config' | 'networks' | 'l2' | 'now'>,
   input: MintEvaluationInput,
 ): Promise<MintEvaluation> {
   const { listing, settlement, l2 } = input.target;

@@ -1,5 +1,5 @@
 import { getAddress, type JsonRpcApiProvider } from 'ethers';
-import { l2MintControllerInterface, l2RegistryInterface, readL2ParentName, readView } from '@nrp/chain';
+import { l2MintControllerInterface, l2RegistryInterface, readView, type L2ParentDirectory } from '@nrp/chain';
 import { namehash, type L2NetworkName } from '@nrp/ens';
 
 /** A parent whose subnames an L2MintController of ours mints on an L2. */
@@ -14,17 +14,19 @@ export interface L2Parent {
 }
 
 /**
- * The parents the configured L2MintControllers of one L2 mint under: each controller's `registry()`, then that
- * registry's `parentName()`. Both are immutable on chain, so they are read once, at the first question; a read that
- * failed is tried again at the next. When two controllers serve one parent, the first configured one mints.
+ * The configured L2MintControllers of one L2 and the parents they mint under: each controller's `registry()`, then
+ * that registry's parent name (the platform's L2 parent directory). Both are immutable on chain, so they are read
+ * once, at the first question; a read that failed is tried again at the next. When two controllers serve one parent,
+ * the first configured one mints.
  */
-export class L2ParentDirectory {
+export class L2MintControllers {
   private parents: Promise<Map<string, L2Parent>> | undefined;
 
   constructor(
     readonly network: L2NetworkName,
     readonly provider: JsonRpcApiProvider,
     readonly controllers: readonly string[],
+    private readonly directory: L2ParentDirectory,
   ) {}
 
   /** The parent `parentName`, or undefined when no configured controller mints under it. */
@@ -86,7 +88,7 @@ export class L2ParentDirectory {
       args: [],
       context: `registry of the L2 mint controller ${controller} on ${this.network}`,
     });
-    const parentName = await readL2ParentName(this.provider, registry, this.network);
+    const parentName = await this.directory.parentName(this.network, registry);
     return {
       network: this.network,
       parentName,

@@ -1,10 +1,11 @@
-import { settlementNetworkOf, type MintNetwork } from '@nrp/api';
-import { L2_NETWORK_NAMES, L2_SETTLEMENT_NETWORK, isL2Network, type NetworkName } from '@nrp/ens';
+import type { MintNetwork } from '@nrp/api';
+import { l2sSettlingOn, settlementOf } from '@nrp/chain';
+import { isL2Network, type NetworkName } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
-import type { MintServiceContext } from './context';
-import { findListing, type StoredListing } from './data/listings';
-import type { L2Parent } from './l2-parents';
-import { mintProblems } from './problems';
+import type { MintContext } from '../context';
+import { findListing, type StoredListing } from '../data/listings';
+import type { L2Parent } from './l2-controllers';
+import { mintProblems } from '../problems';
 
 /** Which network a mint or estimate is for, as the client said it: `network`, else `isTestnet` (default false). */
 export interface NetworkChoice {
@@ -29,12 +30,12 @@ export interface MintTarget {
 export function candidateNetworks(choice: NetworkChoice): MintNetwork[] {
   if (choice.network) return [choice.network];
   const l1: NetworkName = choice.isTestnet === true ? 'sepolia' : 'mainnet';
-  return [l1, ...L2_NETWORK_NAMES.filter((l2) => L2_SETTLEMENT_NETWORK[l2] === l1)];
+  return [l1, ...l2sSettlingOn(l1)];
 }
 
 /** The L2MintController serving `parentName` on `network`, or null on an L1; undefined when none is configured. */
 export async function l2ParentOf(
-  ctx: Pick<MintServiceContext, 'l2'>,
+  ctx: Pick<MintContext, 'l2'>,
   network: MintNetwork,
   parentName: string,
 ): Promise<L2Parent | null | undefined> {
@@ -46,7 +47,7 @@ export async function l2ParentOf(
  * LISTING_NOT_FOUND otherwise: an L2 parent no controller serves is not listed.
  */
 export async function findMintTarget(
-  ctx: Pick<MintServiceContext, 'db' | 'l2'>,
+  ctx: Pick<MintContext, 'db' | 'l2'>,
   choice: NetworkChoice,
   parentName: string,
 ): Promise<MintTarget> {
@@ -56,7 +57,7 @@ export async function findMintTarget(
     if (!listing) continue;
     const l2 = await l2ParentOf(ctx, network, parentName);
     if (l2 === undefined) continue;
-    return { network, settlement: settlementNetworkOf(network), listing, l2 };
+    return { network, settlement: settlementOf(network), listing, l2 };
   }
   throw new ProblemError(
     mintProblems.LISTING_NOT_FOUND,

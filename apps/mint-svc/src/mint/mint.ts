@@ -4,10 +4,10 @@ import { chainIdOf, isL2Network } from '@nrp/ens';
 import { newEvent } from '@nrp/outbox';
 import { ProblemError } from '@nrp/validation';
 import { isControllerApproved } from './chain-facts';
-import type { MintServiceContext } from './context';
+import type { MintContext } from '../context';
 import { evaluateMint } from './evaluate';
 import { candidateNetworks, findMintTarget, type MintTarget } from './mint-target';
-import { mintProblems } from './problems';
+import { mintProblems } from '../problems';
 import { signMintContext } from './sign-mint';
 
 /** Where a signature mints: the controller and the chain id of the EIP-712 domain. */
@@ -20,7 +20,7 @@ interface Minter {
  * The controller that mints `target`: the parent's L2MintController on an L2, the network's MintController on an L1
  * (MINT_CONTROLLER_NOT_CONFIGURED without one).
  */
-function minterOf(ctx: Pick<MintServiceContext, 'networks'>, target: MintTarget): Minter {
+function minterOf(ctx: Pick<MintContext, 'networks'>, target: MintTarget): Minter {
   if (target.l2) return { controller: target.l2.mintController, chainId: chainIdOf(target.network) };
   const network = ctx.networks[target.settlement];
   if (!network.mintController) {
@@ -33,7 +33,7 @@ function minterOf(ctx: Pick<MintServiceContext, 'networks'>, target: MintTarget)
 }
 
 /** Whether any of the networks a request may mint on has a controller (a 503 before any lookup otherwise). */
-function canMintOn(ctx: Pick<MintServiceContext, 'networks' | 'l2'>, networks: MintNetwork[]): boolean {
+function canMintOn(ctx: Pick<MintContext, 'networks' | 'l2'>, networks: MintNetwork[]): boolean {
   return networks.some((n) =>
     isL2Network(n) ? ctx.l2[n].controllers.length > 0 : ctx.networks[n].mintController !== undefined,
   );
@@ -46,7 +46,7 @@ function canMintOn(ctx: Pick<MintServiceContext, 'networks' | 'l2'>, networks: M
  * controller's chain and writes `mint.signed` to the outbox before the signature is answered.
  */
 export async function signMint(
-  ctx: Pick<MintServiceContext, 'db' | 'config' | 'networks' | 'l2' | 'now' | 'events' | 'signer'>,
+  ctx: Pick<MintContext, 'db' | 'config' | 'networks' | 'l2' | 'now' | 'events' | 'signer'>,
   request: z.output<typeof mintRequestSchema>,
 ): Promise<{ network: MintNetwork; answer: MintResponse }> {
   const candidates = candidateNetworks(request);

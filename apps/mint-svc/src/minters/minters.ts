@@ -1,15 +1,15 @@
 import type { VerifiedMinter } from '@nrp/api';
 import type { NetworkName } from '@nrp/ens';
-import type { MintServiceContext } from './context';
-import { recordVerifiedMinter } from './data/verified-minters';
-import { verifySignedRequest, type SignedFields, type SignInContext } from './sign-in';
+import type { MintContext } from '../context';
+import { recordVerifiedMinter } from '../data/verified-minters';
+import { verifySignedRequest, type SignedFields, type SignInContext } from '../sign-in/sign-in';
 
 /**
  * Records the signer of a sign-in message (scope `minter`) as a verified minter of `network` for
  * MINTER_VERIFICATION_TTL_SECONDS, consuming the nonce.
  */
 export async function verifyMinter(
-  ctx: SignInContext & Pick<MintServiceContext, 'db'>,
+  ctx: SignInContext & Pick<MintContext, 'db'>,
   network: NetworkName,
   fields: SignedFields,
 ): Promise<VerifiedMinter> {

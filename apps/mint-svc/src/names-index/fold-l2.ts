@@ -1,7 +1,7 @@
 import { getAddress, toBeHex } from 'ethers';
 import type { DecodedLog } from '@nrp/chain';
-import type { L2Parent } from './l2-parents';
-import { BatchFolder, isFrom, type BatchFacts, type FoldedBatch, type FoldState } from './names-fold';
+import type { L2Parent } from '../mint/l2-controllers';
+import { BatchFolder, isFrom, type BatchFacts, type FoldedBatch, type FoldState } from './fold';
 
 /** L2Registry's "never expires" (an L2MintController mint with `expiry` 0). */
 const NEVER = 2n ** 64n - 1n;

@@ -2,9 +2,9 @@ import { concat, getAddress, keccak256, toBeHex, ZeroAddress } from 'ethers';
 import type { DecodedLog } from '@nrp/chain';
 import { newEvent } from '@nrp/outbox';
 import type { PlatformEvent } from '@nrp/api';
-import type { MintNetworkContext } from './context';
-import type { NameChange, NewName } from './data/names-index';
-import type { IndexedName } from './data/names';
+import type { MintNetworkContext } from '../context';
+import type { NameChange, NewName } from '../data/names-index';
+import type { IndexedName } from '../data/names';
 
 type Contracts = MintNetworkContext['contracts'];
 

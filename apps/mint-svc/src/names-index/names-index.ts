@@ -1,5 +1,5 @@
 import { readBlock, readBlockNumber, readLogs, type BlockHeader, type DecodedLog } from '@nrp/chain';
-import type { MintServiceContext } from './context';
+import type { MintContext } from '../context';
 import {
   applyBatch,
   latestCheckpoints,
@@ -8,9 +8,9 @@ import {
   rollBackTo,
   takeLease,
   type Checkpoint,
-} from './data/names-index';
-import { findNames, listedParentNames } from './data/names';
-import type { IndexContracts, NameIndexSource } from './names-sources';
+} from '../data/names-index';
+import { findNames, listedParentNames } from '../data/names';
+import type { IndexContracts, NameIndexSource } from './sources';
 
 /** How many batch ends are kept to find where a reorganised chain forked from the indexed one. */
 const CHECKPOINTS_KEPT = 256;
@@ -53,7 +53,7 @@ export class NetworkNameIndex {
   private retryAt = 0;
 
   constructor(
-    private readonly ctx: Pick<MintServiceContext, 'db' | 'events'>,
+    private readonly ctx: Pick<MintContext, 'db' | 'events'>,
     private readonly networkName: string,
     private readonly source: NameIndexSource,
     private readonly settings: NameIndexSettings,

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { encodeCursor, type namesQuerySchema, type NamesPage } from '@nrp/api';
-import type { MintServiceContext } from './context';
-import { listNames } from './data/names';
+import type { MintContext } from '../context';
+import { listNames } from '../data/names';
 
 /** One page of the names minted through our controller that match, in code point order of the name. */
 export async function listMintedNames(
-  ctx: Pick<MintServiceContext, 'db'>,
+  ctx: Pick<MintContext, 'db'>,
   query: z.output<typeof namesQuerySchema>,
 ): Promise<NamesPage> {
   // One row more than the page tells whether another page follows.

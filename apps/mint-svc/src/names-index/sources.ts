@@ -9,10 +9,10 @@ import {
   type LogSource,
 } from '@nrp/chain';
 import { chainIdOf, dnsDecode } from '@nrp/ens';
-import type { MintNetworkContext } from './context';
-import type { L2ParentDirectory } from './l2-parents';
-import { foldL2Logs, l2TouchedNodes } from './names-fold-l2';
-import { foldLogs, isFrom, mintLogs, touchedNodes, type BatchFacts, type FoldedBatch } from './names-fold';
+import type { MintNetworkContext } from '../context';
+import type { L2MintControllers } from '../mint/l2-controllers';
+import { foldL2Logs, l2TouchedNodes } from './fold-l2';
+import { foldLogs, isFrom, mintLogs, touchedNodes, type BatchFacts, type FoldedBatch } from './fold';
 
 /** What one batch of a network reads, and how its logs fold. */
 export interface IndexContracts {
@@ -75,12 +75,12 @@ export function l1IndexSource(network: ControllerNetwork): NameIndexSource {
 }
 
 /** An L2: the configured L2MintControllers' mints, and their registries' holders and expiries. */
-export function l2IndexSource(directory: L2ParentDirectory): NameIndexSource {
+export function l2IndexSource(l2: L2MintControllers): NameIndexSource {
   return {
-    provider: directory.provider,
-    chainId: chainIdOf(directory.network),
+    provider: l2.provider,
+    chainId: chainIdOf(l2.network),
     async contracts() {
-      const parents = await directory.all();
+      const parents = await l2.all();
       const controllers = parents.map((p) => p.mintController);
       return {
         logSources: parents.flatMap((p): LogSource[] => [
@@ -94,7 +94,7 @@ export function l2IndexSource(directory: L2ParentDirectory): NameIndexSource {
       };
     },
     async parentNames(parentNodes) {
-      const parents = await directory.all();
+      const parents = await l2.all();
       return new Map(
         parents.filter((p) => parentNodes.includes(p.parentNode)).map((p) => [p.parentNode, p.parentName]),
       );

@@ -1,6 +1,7 @@
 import { verifySignedFields, type SignedFields, type VerifiedSignIn } from '@nrp/auth';
-import { settlementNetworkOf, type MintNetwork } from '@nrp/api';
-import type { MintServiceContext } from './context';
+import type { MintNetwork } from '@nrp/api';
+import { settlementOf } from '@nrp/chain';
+import type { MintContext } from '../context';
 
 export type { SignedFields };
 
@@ -26,7 +27,7 @@ export function signedActionUrl(baseUrl: string, network: MintNetwork, action: S
  * (or the minter verification) and the operation.
  */
 /** What verifying a sign-in reads. */
-export type SignInContext = Pick<MintServiceContext, 'config' | 'networks' | 'nonces' | 'now'>;
+export type SignInContext = Pick<MintContext, 'config' | 'networks' | 'nonces' | 'now'>;
 
 export function verifySignedRequest(
   ctx: SignInContext,
@@ -34,7 +35,7 @@ export function verifySignedRequest(
   action: SignedAction,
   fields: SignedFields,
 ): Promise<VerifiedSignIn> {
-  const net = ctx.networks[settlementNetworkOf(network)];
+  const net = ctx.networks[settlementOf(network)];
   return verifySignedFields(fields, {
     domains: ctx.config.SIWE_DOMAINS,
     chainId: net.config.chainId,
