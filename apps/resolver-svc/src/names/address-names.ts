@@ -5,12 +5,13 @@ import {
   type AddressNameSource,
   type AddressNamesCursor,
 } from '@nrp/api';
-import { ETH_COIN_TYPE, L2_NETWORK_NAMES, L2_SETTLEMENT_NETWORK, type NetworkName } from '@nrp/ens';
-import type { ResultCache } from './cache';
-import { NameSources, type NameSourcesOptions, type SourcePage } from './name-sources';
-import type { Fresh, Resolution } from './resolution';
+import { l2sSettlingOn } from '@nrp/chain';
+import { ETH_COIN_TYPE, type NetworkName } from '@nrp/ens';
+import type { ResultCache } from '../resolution/cache';
+import type { Fresh, Resolution } from '../resolution/resolution';
+import { NameUpstreams, type NameUpstreamsOptions, type SourcePage } from './upstreams';
 
-export interface AddressNamesOptions extends NameSourcesOptions {
+export interface AddressNamesOptions extends NameUpstreamsOptions {
   ttlMs: number;
   cache: ResultCache;
   resolution: Resolution;
@@ -20,11 +21,6 @@ export interface AddressNamesOptions extends NameSourcesOptions {
 const FIRST_PAGE: AddressNamesCursor = { minted: '', mintedL2: '', offchainPage: 1 };
 
 const NO_NAMES: SourcePage<never> = { names: [], next: undefined };
-
-/** The L2 whose names resolve from `network` (it settles there), if any. */
-function l2SettlingOn(network: NetworkName) {
-  return L2_NETWORK_NAMES.find((l2) => L2_SETTLEMENT_NETWORK[l2] === network);
-}
 
 /** A page with a failed source: answered, never cached. */
 class PartialPage extends Error {
@@ -41,10 +37,10 @@ class PartialPage extends Error {
  * are still answered.
  */
 export class AddressNamesLookup {
-  private readonly sources: NameSources;
+  private readonly upstreams: NameUpstreams;
 
   constructor(private readonly options: AddressNamesOptions) {
-    this.sources = new NameSources(options);
+    this.upstreams = new NameUpstreams(options);
   }
 
   async names(
@@ -79,11 +75,12 @@ export class AddressNamesLookup {
     position: AddressNamesCursor,
     fresh: boolean,
   ): Promise<AddressNames> {
-    const l2 = l2SettlingOn(network);
+    // The L2 whose names resolve from `network` (it settles there), if any.
+    const [l2] = l2sSettlingOn(network);
     const [minted, mintedL2, offchain, primary] = await Promise.all([
-      this.sources.mintedPage(network, address, position.minted),
-      l2 ? this.sources.mintedPage(l2, address, position.mintedL2) : NO_NAMES,
-      this.sources.offchainPage(address, position.offchainPage),
+      this.upstreams.mintedPage(network, address, position.minted),
+      l2 ? this.upstreams.mintedPage(l2, address, position.mintedL2) : NO_NAMES,
+      this.upstreams.offchainPage(address, position.offchainPage),
       this.options.resolution.primaryName(network, address, ETH_COIN_TYPE, fresh).then(
         (answer) => ({ name: answer.value, failed: false }),
         (err: unknown) => {

@@ -1,10 +1,10 @@
 import { addressNamesQuerySchema, addressNamesSchema, addressParamsSchema } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
-import type { AddressNamesLookup } from '../address-names';
+import type { ResolverContext } from '../context';
 import { bulkRouteProblems } from '../problems';
-import { cacheControlHeader, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, setCacheControl } from '../resolution/answers';
 
-export function namesRoutes(ctx: RouteContext, lookup: AddressNamesLookup): RouteDefinition[] {
+export function namesRoutes(ctx: ResolverContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -36,7 +36,7 @@ export function namesRoutes(ctx: RouteContext, lookup: AddressNamesLookup): Rout
       problems: bulkRouteProblems,
       rateLimit: ctx.noCacheLimit,
       handler: async ({ params, query }, _req, res) => {
-        const answer = await lookup.names(
+        const answer = await ctx.addressNames.names(
           query.network ?? ctx.config.DEFAULT_NETWORK,
           params.address,
           query.cursor,

@@ -10,7 +10,7 @@ import type { AddressName } from '@nrp/api';
 import type { AnyNetworkName } from '@nrp/ens';
 import type { Logger } from '@nrp/server';
 
-export interface NameSourcesOptions {
+export interface NameUpstreamsOptions {
   mintUrl: string | undefined;
   offchainUrl: string | undefined;
   timeoutMs: number;
@@ -23,12 +23,15 @@ export interface NameSourcesOptions {
 export type SourcePage<P> =
   { names: Omit<AddressName, 'isPrimary'>[]; next: P | undefined } | { failed: true; retry: P };
 
-/** The services that know which names an address holds, each called over its HTTP API through @nrp/client. */
-export class NameSources {
+/**
+ * The upstream services that know which names an address holds (mint-svc's index, offchain-svc's subnames), each
+ * called over its HTTP API through @nrp/client within NAMES_UPSTREAM_TIMEOUT_MS.
+ */
+export class NameUpstreams {
   private readonly mintClient: MintClient | undefined;
   private readonly offchainClient: OffchainClient | undefined;
 
-  constructor(private readonly options: NameSourcesOptions) {
+  constructor(private readonly options: NameUpstreamsOptions) {
     const fetchWithTimeout: typeof fetch = (input, init) =>
       fetch(input, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
     this.mintClient = options.mintUrl

@@ -8,15 +8,16 @@ import {
   type BulkProfileResult,
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
+import type { ResolverContext } from '../context';
 import { parseBulkItem, bulkRouteProblems, nameRouteProblems } from '../problems';
+import { cacheControlHeader, runBulk } from '../resolution/answers';
 import {
   DEFAULT_COIN_TYPES,
   DEFAULT_TEXT_KEYS,
   type RecordSelection,
   type ResolvedRecords,
-} from '../records';
-import { toProfile, type Fresh } from '../resolution';
-import { cacheControlHeader, runBulk, type RouteContext } from './context';
+} from '../resolution/records';
+import { toProfile, type Fresh } from '../resolution/resolution';
 
 function profileSelection(query: {
   texts?: string[];
@@ -30,7 +31,7 @@ function profileSelection(query: {
   };
 }
 
-export function profileRoutes(ctx: RouteContext): RouteDefinition[] {
+export function profileRoutes(ctx: ResolverContext): RouteDefinition[] {
   return [
     // Registered before /profile/:name so that `bulk` is never taken for a name.
     defineRoute({

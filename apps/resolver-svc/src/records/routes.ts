@@ -6,11 +6,12 @@ import {
   textsResultSchema,
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
+import type { ResolverContext } from '../context';
 import { nameRouteProblems } from '../problems';
-import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../records';
-import { cacheControlHeader, type RouteContext } from './context';
+import { cacheControlHeader } from '../resolution/answers';
+import { DEFAULT_COIN_TYPES, WELL_KNOWN_TEXT_KEYS } from '../resolution/records';
 
-export function recordRoutes(ctx: RouteContext): RouteDefinition[] {
+export function recordRoutes(ctx: ResolverContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',

@@ -9,9 +9,10 @@ import {
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { ETH_COIN_TYPE } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
+import type { ResolverContext } from '../context';
 import { addressRouteProblems, parseBulkItem, bulkRouteProblems } from '../problems';
-import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../records';
-import { cacheControlHeader, runBulk, setCacheControl, type RouteContext } from './context';
+import { cacheControlHeader, runBulk, setCacheControl } from '../resolution/answers';
+import { DEFAULT_COIN_TYPES, DEFAULT_TEXT_KEYS, type RecordSelection } from '../resolution/records';
 
 /** ENSIP-19 coin type of the request: `coinType`, else `chain`'s, else 60 (Ethereum). */
 function requestedCoinType(query: { coinType?: number; chain?: number }): number {
@@ -29,7 +30,7 @@ function reverseSelection(
   };
 }
 
-export function reverseRoutes(ctx: RouteContext): RouteDefinition[] {
+export function reverseRoutes(ctx: ResolverContext): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
