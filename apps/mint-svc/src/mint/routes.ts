@@ -13,7 +13,10 @@ import { mintProblems } from '../problems';
 import { estimateMint } from './estimate';
 import { signMint } from './mint';
 
-/** The estimate and the signed mint; `onSigned` is told the network of every signature handed out (for the mint metrics). */
+/**
+ * The estimate and the signed mint; `onSigned` is told the network of every signature handed out (for the mint
+ * metrics).
+ */
 export function mintRoutes(
   ctx: MintContext,
   onSigned: (network: MintNetwork) => void = () => undefined,

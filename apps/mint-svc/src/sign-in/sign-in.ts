@@ -20,14 +20,16 @@ export function signedActionUrl(baseUrl: string, network: MintNetwork, action: S
     : `${baseUrl}/api/v1/minters/verify`;
 }
 
+/** What verifying a sign-in reads. */
+export type SignInContext = Pick<MintContext, 'config' | 'networks' | 'nonces' | 'now'>;
+
 /**
  * Verifies a sign-in message for `network` (its chain id) and the scope of `action` (`listing` or `minter`) and
  * consumes its nonce; 401 with the precise auth code otherwise. ERC-1271 wallets are checked on that network's
- * chain. For a listing on an L2 the chain id (and the ERC-1271 check) is the L1's it settles on. A message that binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing
- * (or the minter verification) and the operation.
+ * chain. For a listing on an L2 the chain id (and the ERC-1271 check) is the L1's it settles on. A message that
+ * binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing (or the minter
+ * verification) and the operation.
  */
-/** What verifying a sign-in reads. */
-export type SignInContext = Pick<MintContext, 'config' | 'networks' | 'nonces' | 'now'>;
 
 export function verifySignedRequest(
   ctx: SignInContext,
