@@ -27,7 +27,7 @@ export const multicall3Artifact = artifact(multicall3Json);
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
 /** ERC-6492's universal signature check, run as a deployless `eth_call` (its creation returns 0x01 when valid). */
 export const erc6492SignatureValidatorArtifact = artifact(erc6492SignatureValidatorJson);
-/** Test double of an ERC-4337-style account factory: CREATE2 smart accounts with one owner EOA (ERC-1271). */
+/** Test double of an ERC-4337-style account factory: CREATE2 ERC1271WalletTestDouble accounts, one owner EOA each. */
 export const smartAccountFactoryTestDoubleArtifact = artifact(smartAccountFactoryJson);
 /** Test double of ENS's NameWrapper (ownerOf, names, getData, setSubnodeOwner/Record, wrap). */
 export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
