@@ -6,18 +6,18 @@ import {
   mintArgs,
   sendMint,
   signIn,
-  startMintTestEnv,
+  startMintService,
   walletAt,
-  type MintTestEnv,
+  type MintService,
 } from './helpers';
 
 describe('@nrp/client mint client against the service on a port', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let server: Server;
   let client: MintClient;
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     await env.chain.ens.registerEthName('club', accountAt(env.chain, 1).address);
     const registry = env.chain.ens.contract('ensRegistry');
     await env.chain.ens.send(registry, walletAt(env, 1), 'setApprovalForAll', [env.controllerAddress, true]);
@@ -31,7 +31,7 @@ describe('@nrp/client mint client against the service on a port', () => {
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
-    await env?.stop();
+    await env?.close();
   });
 
   it('nonce, listing, estimate, mint (sent on-chain), minter verification and delete', async () => {

@@ -1,9 +1,7 @@
 import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Signer } from 'ethers';
-import type { Express } from 'express';
 import { listingInputSchema, type ListingInput, type MintNetwork } from '@nrp/api';
 import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
-import type { RouteDefinition } from '@nrp/server';
 import {
   buildSignInMessage,
   createTestClock,
@@ -15,9 +13,10 @@ import {
   startTestService,
   type EnsChain,
   type TestClock,
+  type TestService,
 } from '@nrp/testkit';
 import type { DatabaseHandle } from '@nrp/db';
-import { configSchema } from '../src/config';
+import { configSchema, type Config } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 import type { MintServiceContext } from '../src/context';
@@ -26,19 +25,15 @@ import { upsertListing } from '../src/data/listings';
 export const SIGNER_KEY = '0x' + '11'.repeat(32);
 export const SIWE_DOMAIN = 'mint.test';
 
-export interface MintTestEnv {
+export interface MintService extends TestService<Config, MintServiceContext> {
   chain: EnsChain;
   provider: JsonRpcProvider;
   controller: Contract;
   controllerAddress: string;
   treasury: string;
-  app: Express;
-  routes: RouteDefinition[];
-  context: MintServiceContext;
   db: DatabaseHandle<MintDatabase>;
   /** The service's clock: `offsetMs` is added to the wall clock. */
   clock: TestClock;
-  stop(): Promise<void>;
 }
 
 export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}): Record<string, string> {
@@ -61,15 +56,18 @@ export function serviceEnv(chain: EnsChain, extra: Record<string, string> = {}):
   };
 }
 
-/** anvil + ENS + a MintController (treasury: anvil account 9) + the service on a test database. */
-export async function startMintTestEnv(
+/**
+ * anvil + ENS + a MintController (treasury: anvil account 9) + the service on a test database; `close()` stops the
+ * service, then the chain.
+ */
+export async function startMintService(
   extraEnv:
     | Record<string, string>
     | ((
         chain: EnsChain,
         controllerAddress: string,
       ) => Record<string, string> | Promise<Record<string, string>>) = {},
-): Promise<MintTestEnv> {
+): Promise<MintService> {
   const chain = await startEnsChain();
   try {
     const provider = new JsonRpcProvider(chain.anvil.rpcUrl, undefined, {
@@ -101,17 +99,15 @@ export async function startMintTestEnv(
       handedIn: [db],
     });
     return {
+      ...service,
       chain,
       provider,
       controller: new Contract(controllerAddress, mintControllerArtifact.abi, provider),
       controllerAddress,
       treasury,
-      app: service.app,
-      routes: service.routes,
-      context: service.context,
       db,
       clock,
-      stop: async () => {
+      close: async () => {
         await service.close();
         provider.destroy();
         await chain.stop();
@@ -130,13 +126,13 @@ export function accountAt(chain: EnsChain, index: number): { address: string; pr
 }
 
 /** A funded nonce-managed signer for anvil account `index`. */
-export function walletAt(env: MintTestEnv, index: number): NonceManager {
+export function walletAt(env: MintService, index: number): NonceManager {
   return env.chain.ens.signerOf(accountAt(env.chain, index).privateKey);
 }
 
 /** Lists `parentName` directly in the repository (bypasses the signed API; for mint-flow tests). */
 export async function listDirect(
-  env: MintTestEnv,
+  env: MintService,
   parentName: string,
   settings: Partial<ListingInput> & { paymentReceiver: string },
   listedBy: string | null = null,
@@ -155,7 +151,7 @@ export async function listDirect(
 
 /** Approves the controller on the registry (unwrapped parent) or the NameWrapper (wrapped parent). */
 export async function approveController(
-  env: MintTestEnv,
+  env: MintService,
   ownerIndex: number,
   wrapped: boolean,
 ): Promise<void> {
@@ -169,7 +165,7 @@ export async function approveController(
  * fetched from it.
  */
 export async function signIn(
-  app: Express | string,
+  app: MintService['app'] | string,
   wallet: { address: string; privateKey: string },
   opts: {
     scope: 'listing' | 'minter';
@@ -226,7 +222,7 @@ export function mintArgs(
 }
 
 /** Sends mint(...) from `signer` with `value`; resolves to the receipt or rejects with the revert. */
-export async function sendMint(env: MintTestEnv, signer: Signer, args: MintArgs, value: bigint) {
+export async function sendMint(env: MintService, signer: Signer, args: MintArgs, value: bigint) {
   const controller = env.controller.connect(signer) as Contract;
   try {
     const tx = await controller.getFunction('mint').send(...args, { value });
@@ -238,7 +234,7 @@ export async function sendMint(env: MintTestEnv, signer: Signer, args: MintArgs,
 }
 
 /** The custom error name of a failed contract call, e.g. `SignatureExpired`. */
-export function revertName(env: MintTestEnv, err: unknown): string | undefined {
+export function revertName(env: MintService, err: unknown): string | undefined {
   const data = (err as { data?: unknown }).data;
   if (typeof data !== 'string') return undefined;
   return env.controller.interface.parseError(data)?.name;

@@ -18,9 +18,9 @@ import {
   revertName,
   sendMint,
   signIn,
-  startMintTestEnv,
+  startMintService,
   walletAt,
-  type MintTestEnv,
+  type MintService,
 } from './helpers';
 import { deployL2Parent, mintOnL2, mintRevertOnL2, type L2ParentContracts } from './l2-chain';
 
@@ -28,7 +28,7 @@ const PARENT = 'l2.eth';
 const MILLI = 10n ** 15n;
 
 describe('mint-svc with L2 parents (base-sepolia)', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let l2: L2Chain;
   let served: L2ParentContracts; // l2.eth: registry + enabled controller
   let disabled: L2ParentContracts; // off.eth: the registry has not enabled its controller
@@ -45,7 +45,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
   beforeAll(async () => {
     l2 = await startL2Chain();
     try {
-      env = await startMintTestEnv(async (chain) => {
+      env = await startMintService(async (chain) => {
         const treasury = accountAt(chain, 9).address;
         served = await deployL2Parent(l2, PARENT, treasury);
         disabled = await deployL2Parent(l2, 'off.eth', treasury, false);
@@ -72,7 +72,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     for (const label of ['l2', 'off', 'unserved']) await env.chain.ens.registerEthName(label, parentOwner);
   });
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await l2?.stop();
     rmSync(path.dirname(listingsFile), { recursive: true, force: true });
   });

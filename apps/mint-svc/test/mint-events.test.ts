@@ -3,19 +3,19 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 // The real offchain subname service (it owns the webhooks), started in-process through its own test helper.
-import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
+import { startOffchainService, type OffchainService } from '../../offchain-svc/test/helpers';
 import { until } from '@nrp/testkit/src/until';
 import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { accountAt, approveController, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
+import { accountAt, approveController, listDirect, startMintService, type MintService } from './helpers';
 
 const TOKEN = 'mint-events-ingest-token-0123456789abcdef';
 
 describe('mint.signed reaches the webhooks of the parent through the outbox and offchain-svc', () => {
   let receiver: WebhookReceiver;
-  let offchain: TestService;
+  let offchain: OffchainService;
   let server: Server;
-  let env: MintTestEnv;
+  let env: MintService;
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -26,7 +26,7 @@ describe('mint.signed reaches the webhooks of the parent through the outbox and 
     });
     server = offchain.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    env = await startMintTestEnv({
+    env = await startMintService({
       OFFCHAIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       EVENTS_INGEST_TOKEN: TOKEN,
       EVENTS_RELAY_INTERVAL_MS: '25',
@@ -39,7 +39,7 @@ describe('mint.signed reaches the webhooks of the parent through the outbox and 
     });
   }, 180_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await new Promise((resolve) => server?.close(resolve));
     await offchain?.close();
     await receiver?.close();

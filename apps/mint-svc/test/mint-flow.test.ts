@@ -23,9 +23,9 @@ import {
   revertName,
   sendMint,
   signIn,
-  startMintTestEnv,
+  startMintService,
   walletAt,
-  type MintTestEnv,
+  type MintService,
 } from './helpers';
 import { removeListing, upsertListing } from '../src/data/listings';
 import { isVerifiedMinter } from '../src/data/verified-minters';
@@ -35,7 +35,7 @@ const SEPOLIA = 11155111;
 const MILLI = 10n ** 15n;
 
 describe('mint-svc estimate, mint and the controller on the ENS test chain', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let parentOwner: string; // account 1, owns mint.eth (unwrapped) and strict.eth
   let receiver: string; // account 2, paymentReceiver of mint.eth
   let wrappedOwner: string; // account 3, owns wrapped.eth (wrapped)
@@ -52,7 +52,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       .send({ isTestnet: true, ...body });
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     const { ens } = env.chain;
     parentOwner = accountAt(env.chain, 1).address;
     receiver = accountAt(env.chain, 2).address;
@@ -82,7 +82,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     await ens.registerEthName('strict', parentOwner);
     await ens.createSubname('strict.eth', 'vip', parentOwner);
   });
-  afterAll(() => env?.stop());
+  afterAll(() => env?.close());
 
   describe('input and lookup failures', () => {
     it('an unknown listing is 404 LISTING_NOT_FOUND, for the estimate and the mint', async () => {

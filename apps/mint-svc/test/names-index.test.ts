@@ -16,13 +16,13 @@ import {
   listDirect,
   mintArgs,
   sendMint,
-  startMintTestEnv,
+  startMintService,
   walletAt,
-  type MintTestEnv,
+  type MintService,
 } from './helpers';
 
 describe('the names index: mints, transfers, reorganisations, GET /api/v1/names', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   // The service reaches anvil through this proxy, which can answer garbage or drop calls.
   let rpc: RpcProxy | undefined;
   let holder: string; // account 3
@@ -30,7 +30,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
   const settings = { intervalMs: 50, maxBackoffMs: 500 };
 
   beforeAll(async () => {
-    env = await startMintTestEnv(async (chain) => {
+    env = await startMintService(async (chain) => {
       rpc = await startRpcProxy(chain.anvil.rpcUrl);
       return {
         SEPOLIA_RPC_URL: rpc.url,
@@ -58,7 +58,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
     await listDirect(env, 'wrapidx.eth', { paymentReceiver: parentOwner });
   }, 180_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await rpc?.stop();
   });
 

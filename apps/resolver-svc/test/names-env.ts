@@ -15,12 +15,12 @@ import {
   listDirect,
   mintArgs,
   sendMint,
-  startMintTestEnv,
+  startMintService,
   walletAt,
-  type MintTestEnv,
+  type MintService,
 } from '../../mint-svc/test/helpers';
 import { deployL2Parent, mintOnL2, type L2ParentContracts } from '../../mint-svc/test/l2-chain';
-import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
+import { startOffchainService, type OffchainService } from '../../offchain-svc/test/helpers';
 
 export const L2_PARENT = 'l2n.eth';
 export const HOLDER_L2_NAMES = ['alpha.l2n.eth', 'beta.l2n.eth'];
@@ -35,9 +35,9 @@ export async function listen(handler: RequestListener): Promise<{ server: Server
 export const closeServer = (server: Server) => new Promise((resolve) => server.close(resolve));
 
 export interface NamesEnv {
-  mint: MintTestEnv;
+  mint: MintService;
   l2: L2Chain;
-  offchain: TestService;
+  offchain: OffchainService;
   mintUrl: string;
   offchainUrl: string;
   /** Account 3: the holder of the names above. */
@@ -55,16 +55,16 @@ export async function startNamesEnv(): Promise<NamesEnv> {
   const l2 = await startL2Chain();
   let l2Parent: L2ParentContracts | undefined;
   const servers: Server[] = [];
-  let mint: MintTestEnv | undefined;
-  let offchain: TestService | undefined;
+  let mint: MintService | undefined;
+  let offchain: OffchainService | undefined;
   const close = async () => {
     await Promise.all(servers.map(closeServer));
     await offchain?.close();
-    await mint?.stop();
+    await mint?.close();
     await l2.stop();
   };
   try {
-    mint = await startMintTestEnv(async (chain) => {
+    mint = await startMintService(async (chain) => {
       const parent = await deployL2Parent(l2, L2_PARENT, accountAt(chain, 9).address);
       l2Parent = parent;
       return {
