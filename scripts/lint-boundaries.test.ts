@@ -128,6 +128,13 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: "a service's tests never import another service's test files",
+    code: `import { startOffchainService } from '../../offchain-svc/test/helpers';\nvoid startOffchainService;\n`,
+    filePath: 'apps/resolver-svc/test/fixture.test.ts',
+    allowedAt: 'scripts/fixture.test.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'bench/ never imports test/',
     code: `import { buildService } from '../apps/resolver-svc/test/support';\nvoid buildService;\n`,
     filePath: 'bench/fixture.ts',

@@ -4,11 +4,13 @@ import { Wallet } from 'ethers';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { until, type EnsChain } from '@nrp/testkit';
-// The real offchain subname service, started in-process through its own test helper (its database, its
-// extensions): ownership and records come from its HTTP API, never from its tables.
-import { startOffchainService } from '../../offchain-svc/test/helpers';
-import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { startTestServiceOnDatabase, until, type EnsChain } from '@nrp/testkit';
+// The real offchain subname service, built in-process by its own createService on its own database: ownership and
+// records come from its HTTP API, never from its tables.
+import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
+import { PGLITE_EXTENSIONS } from '../../offchain-svc/src/data/database';
+import { createService as createOffchainService } from '../../offchain-svc/src/service';
+import { startWebhookReceiver, type WebhookReceiver } from '@nrp/testkit/src/webhook-receiver';
 import { Webhook } from 'standardwebhooks';
 import { UpstreamError } from '@nrp/chain';
 import { processPending } from '../src/uploads/worker';
@@ -74,14 +76,20 @@ beforeAll(async () => {
   await chain.ens.registerEthName('off', alice.address, { resolver });
 
   // image.* events reach a webhook of off.eth through metadata-svc's outbox and offchain-svc's ingest.
-  receiver = await startReceiver();
-  const offchain = await startOffchainService({
-    GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
-    BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
-    BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
-    EVENTS_INGEST_TOKEN: INGEST_TOKEN,
-    WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
-    WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+  receiver = await startWebhookReceiver();
+  const offchain = await startTestServiceOnDatabase({
+    createService: createOffchainService,
+    configSchema: offchainConfigSchema,
+    database: { pgliteExtensions: PGLITE_EXTENSIONS },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '100000',
+      GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
+      BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
+      BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
+      EVENTS_INGEST_TOKEN: INGEST_TOKEN,
+      WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
+      WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+    },
   });
   listener = offchain.app;
   closeOffchain = () => offchain.close();

@@ -1,15 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { ServiceError, createMintClient, mintResponseSchemas, type MintClient } from '@nrp/client';
-import {
-  accountAt,
-  mintArgs,
-  sendMint,
-  signIn,
-  startMintService,
-  walletAt,
-  type MintService,
-} from './helpers';
+import { type MintService, signIn, startMintService } from './helpers';
+import { accountAt, mintArgs, sendMint, walletAt } from '@nrp/testkit';
 
 describe('@nrp/client mint client against the service on a port', () => {
   let env: MintService;

@@ -1,6 +1,12 @@
 import type { RunningService } from '@nrp/server';
-import { databaseFingerprint, hostileInputFindings, listenForTests, mainnetOnTestChain } from '@nrp/testkit';
-import { accountAt, listDirect, startMintService, type MintService } from './helpers';
+import {
+  accountAt,
+  databaseFingerprint,
+  hostileInputFindings,
+  listenForTests,
+  mainnetOnTestChain,
+} from '@nrp/testkit';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 // Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
 describe('mint-svc under hostile input', () => {

@@ -9,20 +9,23 @@ import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
 import { signMintContext } from '../src/sign-mint';
-import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, type L2Chain } from '@nrp/testkit';
 import {
-  SIGNER_KEY,
   accountAt,
-  listDirect,
+  deployL2Parent,
+  L2_CHAIN_ID,
+  type L2Chain,
+  type L2ParentContracts,
+  l2RegistryAbi,
+  MINT_SIGNER_KEY,
   mintArgs,
+  mintOnL2,
+  mintRevertOnL2,
   revertName,
   sendMint,
-  signIn,
-  startMintService,
+  startL2Chain,
   walletAt,
-  type MintService,
-} from './helpers';
-import { deployL2Parent, mintOnL2, mintRevertOnL2, type L2ParentContracts } from './l2-chain';
+} from '@nrp/testkit';
+import { listDirect, type MintService, signIn, startMintService } from './helpers';
 
 const PARENT = 'l2.eth';
 const MILLI = 10n ** 15n;
@@ -160,7 +163,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     const onL1 = await sendMint(env, walletAt(env, 5), args, MILLI + 1000n).catch((err: unknown) => err);
     expect(revertName(env, onL1)).toBe('InvalidSignature');
 
-    const l1Domain = await signMintContext(new Wallet(SIGNER_KEY), 11155111, served.controller, args[0]);
+    const l1Domain = await signMintContext(new Wallet(MINT_SIGNER_KEY), 11155111, served.controller, args[0]);
     const wrongChain = await mintRevertOnL2(
       l2,
       l2.account(5),

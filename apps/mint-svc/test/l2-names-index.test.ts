@@ -5,10 +5,20 @@
 import request from 'supertest';
 import { ZeroAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, until, type L2Chain } from '@nrp/testkit';
+import {
+  accountAt,
+  deployL2Parent,
+  L2_CHAIN_ID,
+  type L2Chain,
+  type L2ParentContracts,
+  l2RegistryAbi,
+  mintArgs,
+  mintOnL2,
+  startL2Chain,
+  until,
+} from '@nrp/testkit';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { accountAt, listDirect, mintArgs, startMintService, type MintService } from './helpers';
-import { deployL2Parent, mintOnL2, type L2ParentContracts } from './l2-chain';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 const PARENT = 'l2idx.eth';
 

@@ -8,8 +8,9 @@ import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService } from '../src/service';
-import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintService, type MintService } from './helpers';
+import { type MintService, serviceEnv, signIn, SIWE_DOMAIN, startMintService } from './helpers';
 import { isVerifiedMinter } from '../src/data/verified-minters';
+import { accountAt } from '@nrp/testkit';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 

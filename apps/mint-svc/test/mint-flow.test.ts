@@ -12,21 +12,18 @@ import request from 'supertest';
 import { listingInputSchema } from '@nrp/api';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
-import { ensNpmArtifacts } from '@nrp/testkit';
-import { signMintContext } from '../src/sign-mint';
 import {
-  SIGNER_KEY,
   accountAt,
   approveController,
-  listDirect,
+  ensNpmArtifacts,
+  MINT_SIGNER_KEY,
   mintArgs,
   revertName,
   sendMint,
-  signIn,
-  startMintService,
   walletAt,
-  type MintService,
-} from './helpers';
+} from '@nrp/testkit';
+import { signMintContext } from '../src/sign-mint';
+import { listDirect, type MintService, signIn, startMintService } from './helpers';
 import { removeListing, upsertListing } from '../src/data/listings';
 import { isVerifiedMinter } from '../src/data/verified-minters';
 
@@ -614,7 +611,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       // A valid signature from the service's key for a name that exists (the service itself would refuse).
       const takenCtx = { ...ctx, label: 'taken' };
       const takenSig = await signMintContext(
-        new Wallet(SIGNER_KEY),
+        new Wallet(MINT_SIGNER_KEY),
         SEPOLIA,
         env.controllerAddress,
         takenCtx,
@@ -697,7 +694,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     it('is ready while the controller trusts the signer, 503 once the owner removes it', async () => {
       const ready = await request(env.app).get('/ready').expect(200);
       expect(ready.body.checks['sepolia-controller']).toBe('ok');
-      const signerAddress = new Wallet(SIGNER_KEY).address;
+      const signerAddress = new Wallet(MINT_SIGNER_KEY).address;
       const ownerWallet = walletAt(env, 0);
       await env.chain.ens.send(env.controller, ownerWallet, 'setSigner', [signerAddress, false]);
       try {

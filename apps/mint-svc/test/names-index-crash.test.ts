@@ -4,30 +4,25 @@ import path from 'node:path';
 import request from 'supertest';
 import { sql } from 'kysely';
 import {
+  accountAt,
+  approveController,
   createTestDatabase,
+  mintArgs,
   NO_SHARED_POSTGRES,
   requireParts,
+  sendMint,
+  type ServiceProcess,
   sharedPostgresUrl,
   startServiceProcess,
   startTcpProxy,
-  type ServiceProcess,
   type TcpProxy,
   type TestDatabase,
+  walletAt,
 } from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import type { MintDatabase } from '../src/data/schema';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  serviceEnv,
-  startMintService,
-  walletAt,
-  type MintService,
-} from './helpers';
+import { listDirect, type MintService, serviceEnv, startMintService } from './helpers';
 
 // The indexer runs as its own process (so SIGKILL is a real crash) on a PostgreSQL that it and its successors share.
 const databaseUrl = sharedPostgresUrl();

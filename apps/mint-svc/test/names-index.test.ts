@@ -4,22 +4,22 @@ import { Contract, type TransactionReceipt } from 'ethers';
 import { encodeCursor } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { nameWrapperInterface } from '@nrp/chain';
-import { startRpcProxy, type RpcProxy, type SeenRpcCall } from '@nrp/testkit';
+import {
+  accountAt,
+  approveController,
+  mintArgs,
+  type RpcProxy,
+  type SeenRpcCall,
+  sendMint,
+  startRpcProxy,
+  walletAt,
+} from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import { latestCheckpoints, takeLease } from '../src/data/names-index';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
 import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index';
 import { l1IndexSource } from '../src/names-sources';
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  startMintService,
-  walletAt,
-  type MintService,
-} from './helpers';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 describe('the names index: mints, transfers, reorganisations, GET /api/v1/names', () => {
   let env: MintService;

@@ -1,27 +1,22 @@
 import request from 'supertest';
 import {
+  accountAt,
+  approveController,
   createTestDatabase,
   missingCommands,
   NO_SHARED_POSTGRES,
   requireParts,
+  type ServiceProcess,
   sharedPostgresUrl,
   startHaproxy,
   startRedisServer,
   startServiceProcess,
-  type ServiceProcess,
   type TestDatabase,
   type TestHaproxy,
   type TestRedisServer,
 } from '@nrp/testkit';
 import type { MintDatabase } from '../src/data/schema';
-import {
-  accountAt,
-  approveController,
-  serviceEnv,
-  signIn,
-  startMintService,
-  type MintService,
-} from './helpers';
+import { type MintService, serviceEnv, signIn, startMintService } from './helpers';
 
 // Two processes of the service behind Debian's HAProxy, sharing one PostgreSQL database and one Redis (the test's
 // own redis-server, so no other test's counters mix in).

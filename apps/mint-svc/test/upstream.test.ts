@@ -1,11 +1,18 @@
 import request from 'supertest';
 import { listingInputSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
-import { createTestDatabase, startAnvil, startTcpProxy, startTestService, type TcpProxy } from '@nrp/testkit';
+import {
+  accountAt,
+  createTestDatabase,
+  startAnvil,
+  startTcpProxy,
+  startTestService,
+  type TcpProxy,
+} from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { accountAt, serviceEnv, startMintService, type MintService } from './helpers';
+import { type MintService, serviceEnv, startMintService } from './helpers';
 import { upsertListing } from '../src/data/listings';
 
 const RPC_TIMEOUT_MS = 500;

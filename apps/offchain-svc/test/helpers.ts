@@ -1,12 +1,10 @@
 import { getAddress } from 'ethers';
-// Deep imports: only the database and harness helpers, not the whole testkit (chain, servers).
-import { createTestDatabase } from '@nrp/testkit/src/database';
-import { startTestService, type TestService } from '@nrp/testkit/src/test-service';
+// A deep import: only the harness, not the whole testkit (chain, servers).
+import { startTestServiceOnDatabase, type TestService } from '@nrp/testkit/src/test-service';
 import { configSchema, type Config } from '../src/config';
 import type { OffchainContext } from '../src/context';
 import { issueApiKey } from '../src/api-keys';
 import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
-import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
 export interface OffchainService extends TestService<Config, OffchainContext> {
@@ -20,18 +18,15 @@ export async function startOffchainService(
   env: Record<string, string> = {},
   clock: { now?: () => Date } = {},
 ): Promise<OffchainService> {
-  const db: OffchainDatabaseHandle = await createTestDatabase<OffchainDatabase>({
-    poolMax: 20,
-    pgliteExtensions: PGLITE_EXTENSIONS,
-  });
-  const service = await startTestService({
+  const service = await startTestServiceOnDatabase({
     createService,
     configSchema,
     env: { RATE_LIMIT_PER_MINUTE: '100000', ...env },
-    overrides: { database: db, ...clock },
-    handedIn: [db],
+    overrides: clock,
+    database: { poolMax: 20, pgliteExtensions: PGLITE_EXTENSIONS },
   });
-  return { ...service, db, keyFor: async (...parents) => (await issueApiKey(db, parents)).key };
+  const { db } = service;
+  return { ...service, keyFor: async (...parents) => (await issueApiKey(db, parents)).key };
 }
 
 export const ALICE = getAddress('0x70997970c51812dc3a010c7d01b50e554d6fb8db');

@@ -4,7 +4,11 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { hashApiKey } from '@nrp/auth';
 import { ALICE, startOffchainService, type OffchainService } from './helpers';
-import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver';
+import {
+  startWebhookReceiver,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+} from '@nrp/testkit/src/webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhook-delivery';
 
@@ -52,7 +56,7 @@ describe('webhooks', () => {
   let otherKey: string;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     svc = await startOffchainService({
       WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
       WEBHOOK_DELIVERY_INTERVAL_MS: '25',
@@ -483,7 +487,7 @@ describe('webhook delivery failure window and redelivery', () => {
   let svc: OffchainService;
   let key: string;
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     svc = await startOffchainService({
       WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
       WEBHOOK_DELIVERY_INTERVAL_MS: '25',
