@@ -71,10 +71,6 @@ class SharedOrLocalStore implements Store {
   async resetKey(key: string): Promise<void> {
     await Promise.all([this.shared.resetKey(key), this.local.resetKey(key)]);
   }
-
-  shutdown(): void {
-    this.local.shutdown();
-  }
 }
 
 /** The client's address: the socket's, unless the app trusts a proxy's X-Forwarded-For (`req.ip` parses it). */
