@@ -3,7 +3,7 @@ import { getAddress } from 'ethers';
 import { startTestServiceOnDatabase, type TestService } from '@nrp/testkit/src/test-service';
 import { configSchema, type Config } from '../src/config';
 import type { OffchainContext } from '../src/context';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import { createService } from '../src/service';
 

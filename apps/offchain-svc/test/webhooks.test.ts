@@ -10,7 +10,7 @@ import {
   type WebhookReceiver,
 } from '@nrp/testkit/src/webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
-import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhook-delivery';
+import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhooks/delivery';
 
 const INGEST_TOKEN = 'ingest-token-0123456789abcdef0123456789';
 
