@@ -19,13 +19,12 @@ import {
 import { configSchema, type Config } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import type { MintServiceContext } from '../src/context';
+import type { MintContext } from '../src/context';
 import { upsertListing } from '../src/data/listings';
 
 export const SIWE_DOMAIN = 'mint.test';
 
-export interface MintService
-  extends TestService<Config, MintServiceContext>, Omit<MintControllerChain, 'stop'> {
+export interface MintService extends TestService<Config, MintContext>, Omit<MintControllerChain, 'stop'> {
   db: TestDatabase<MintDatabase>;
   /** The service's clock: `offsetMs` is added to the wall clock. */
   clock: TestClock;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { signMintContext } from '../src/sign-mint';
+import { signMintContext } from '../src/mint/sign-mint';
 import {
   accountAt,
   deployL2Parent,

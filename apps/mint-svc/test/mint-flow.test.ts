@@ -22,7 +22,7 @@ import {
   sendMint,
   walletAt,
 } from '@nrp/testkit';
-import { signMintContext } from '../src/sign-mint';
+import { signMintContext } from '../src/mint/sign-mint';
 import { listDirect, type MintService, signIn, startMintService } from './helpers';
 import { removeListing, upsertListing } from '../src/data/listings';
 import { isVerifiedMinter } from '../src/data/verified-minters';

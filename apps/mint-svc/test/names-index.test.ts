@@ -17,8 +17,8 @@ import {
 import { until } from '@nrp/testkit/src/until';
 import { latestCheckpoints, takeLease } from '../src/data/names-index';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index';
-import { l1IndexSource } from '../src/names-sources';
+import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index/names-index';
+import { l1IndexSource } from '../src/names-index/sources';
 import { listDirect, type MintService, startMintService } from './helpers';
 
 describe('the names index: mints, transfers, reorganisations, GET /api/v1/names', () => {

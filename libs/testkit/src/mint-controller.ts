@@ -6,7 +6,11 @@
 import { Contract, JsonRpcProvider, Wallet, type NonceManager, type Signer } from 'ethers';
 import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
+import {
+  deployMintController,
+  mintControllerArtifact,
+  type MintContext as MintParameters,
+} from '@nrp/contracts';
 import { startEnsChain, type EnsChain } from './ens-fixture';
 import { contractRevert, l2MintControllerAbi, type L2Chain } from './l2-chain';
 
@@ -79,7 +83,7 @@ export async function approveController(
   await env.chain.ens.send(target, signer, 'setApprovalForAll', [env.controllerAddress, true]);
 }
 
-export type MintArgs = [MintContext, string, string[], string];
+export type MintArgs = [MintParameters, string, string[], string];
 
 /** The mint(...) arguments for a POST /api/v1/mint response body. */
 export function mintArgs(
