@@ -20,14 +20,14 @@ import {
 } from '@nrp/testkit/src/smart-account';
 import { until } from '@nrp/testkit/src/until';
 import { insertApiKey } from '../src/data/api-keys';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 
 const DOMAIN = 'localhost:3003';
 const SEPOLIA = 11155111;
 
 describe('self-serve keys', () => {
   let chain: EnsChain;
-  let svc: TestService;
+  let svc: OffchainService;
   let clock: TestClock;
   let owner: Wallet;
   let other: Wallet;
@@ -103,7 +103,7 @@ describe('self-serve keys', () => {
       other.address,
     ]);
     clock = createTestClock();
-    svc = await startTestService(
+    svc = await startOffchainService(
       {
         ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
         SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver,
@@ -643,10 +643,10 @@ describe('self-serve keys', () => {
   });
 
   describe('the key cap under concurrency', () => {
-    let capped: TestService;
+    let capped: OffchainService;
     beforeAll(async () => {
       // KEYS_PER_ADDRESS is its default, 100.
-      capped = await startTestService(
+      capped = await startOffchainService(
         { ...devChainEnv(chain.contracts, chain.anvil.rpcUrl), SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver },
         { now: clock.now },
       );
