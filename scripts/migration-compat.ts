@@ -95,14 +95,16 @@ export function schemaRemovals(statement: string): Removal[] {
     text,
   );
   if (dropped) {
-    for (const name of dropped[1].split(',')) add('table', 'drop', name.trim().split('.').pop() ?? '');
+    for (const name of (dropped[1] ?? '').split(','))
+      add('table', 'drop', name.trim().split('.').pop() ?? '');
     return removals;
   }
   const alter = new RegExp(
     String.raw`^alter (?:table|view|materialized view) (?:if exists )?(?:only )?${QUALIFIED} (.*)$`,
   ).exec(text);
   if (!alter) return removals;
-  const [, table, actions] = alter;
+  // The groups always match when the expression does.
+  const [, table = '', actions = ''] = alter;
   if (/^rename to /.test(actions)) {
     add('table', 'rename', table);
     return removals;
@@ -110,12 +112,12 @@ export function schemaRemovals(statement: string): Removal[] {
   const renamedColumn = new RegExp(String.raw`^rename (?:column )?(?!constraint )(${IDENTIFIER}) to `).exec(
     actions,
   );
-  if (renamedColumn) add('column', 'rename', renamedColumn[1], table);
+  if (renamedColumn?.[1]) add('column', 'rename', renamedColumn[1], table);
   const dropColumn = new RegExp(
     String.raw`(?:^|, )drop (?:column )?(?!constraint )(?:if exists )?(${IDENTIFIER})`,
     'g',
   );
-  for (const match of actions.matchAll(dropColumn)) add('column', 'drop', match[1], table);
+  for (const [, column = ''] of actions.matchAll(dropColumn)) add('column', 'drop', column, table);
   return removals;
 }
 

@@ -15,8 +15,8 @@ import {
   startTestService,
   type EnsChain,
   type TestClock,
+  type TestDatabase,
 } from '@nrp/testkit';
-import type { DatabaseHandle } from '@nrp/db';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
@@ -35,7 +35,8 @@ export interface MintTestEnv {
   app: Express;
   routes: RouteDefinition[];
   context: MintServiceContext;
-  db: DatabaseHandle<MintDatabase>;
+  /** Its `url` reaches it when it is on a PostgreSQL server. */
+  db: TestDatabase<MintDatabase>;
   /** The service's clock: `offsetMs` is added to the wall clock. */
   clock: TestClock;
   stop(): Promise<void>;

@@ -19,6 +19,7 @@ export * from './postgres-server';
 export * from './until';
 export * from './hostile-input';
 export * from './fingerprint';
+export * from './schema-rows';
 export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
