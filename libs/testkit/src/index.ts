@@ -20,6 +20,8 @@ export * from './until';
 export * from './hostile-input';
 export * from './fingerprint';
 export * from './schema-rows';
+export * from './release-code';
+export * from './upgrade';
 export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
