@@ -22,7 +22,7 @@ import { schemaRows } from '@nrp/testkit/src/schema-rows';
 import { buildSignInMessage } from '@nrp/testkit/src/sign-in';
 import { startTestService } from '@nrp/testkit/src/test-service';
 import { BackupRefused, backupService, restoreService } from '../../../scripts/service-backup';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 import { configSchema } from '../src/config';
 import { PGLITE_EXTENSIONS } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
