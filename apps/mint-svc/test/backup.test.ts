@@ -15,8 +15,8 @@ import { startTestService } from '@nrp/testkit/src/test-service';
 import { backupService, restoreService } from '../../../scripts/service-backup';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
-import { NetworkNameIndex } from '../src/names-index';
-import { l1IndexSource } from '../src/names-sources';
+import { NetworkNameIndex } from '../src/names-index/names-index';
+import { l1IndexSource } from '../src/names-index/sources';
 import { createService } from '../src/service';
 import {
   accountAt,
