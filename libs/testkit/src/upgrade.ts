@@ -1,5 +1,12 @@
+import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { createTestDatabase, type TestDatabase } from './database';
+import { previousReleaseRef, releaseCode, workingTreeWithMigration } from './release-code';
+import { schemaRows } from './schema-rows';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 import { until } from './until';
+
+const REPO_ROOT = path.resolve(__dirname, '../../..');
 
 /**
  * A migration (source text for `workingTreeWithMigration`) that fails midway: it creates a table, adds a column to
@@ -82,6 +89,85 @@ export function steadyTraffic(step: (index: number) => Promise<number[]>): Traff
       running = false;
       await loop;
       return failures;
+    },
+  };
+}
+
+/** The releases an upgrade rehearsal runs: the previous, this checkout, and this checkout plus a failing migration. */
+export type Release = 'previous' | 'current' | 'failing';
+
+/**
+ * One service's rolling deploy, rehearsed on a database of its own: its previous release (`releases/previous`), this
+ * checkout, and this checkout with `failingMigration` on `failingTable`, each started as a process on it.
+ */
+export interface UpgradeRehearsal {
+  database: TestDatabase<unknown>;
+  start(release: Release): Promise<ServiceProcess>;
+  /**
+   * Starts the failing release while `reads` run against the previous one, until the failing one answers `/ready`
+   * with something else than 200: its answer, the 5xx of the reads, and the schema's catalog and rows before and after.
+   */
+  failMigration(
+    schema: string,
+    reads: () => Promise<number[]>,
+  ): Promise<{
+    refusal: ReadyAnswer;
+    failures: string[];
+    before: { catalog: string[]; rows: Record<string, string[]> };
+    after: { catalog: string[]; rows: Record<string, string[]> };
+  }>;
+  close(): Promise<void>;
+}
+
+export async function startUpgradeRehearsal(
+  url: string | undefined,
+  service: string,
+  failingTable: string,
+  env: Record<string, string>,
+): Promise<UpgradeRehearsal> {
+  const database = await createTestDatabase({ url });
+  const previous = await releaseCode(await previousReleaseRef(), service);
+  const failing = await workingTreeWithMigration(
+    service,
+    failingMigration('9999_fails_midway', failingTable),
+  );
+  const processes: ServiceProcess[] = [];
+  const entries: Record<Release, [string, string | undefined]> = {
+    previous: [previous.entry, previous.dir],
+    current: [path.join(REPO_ROOT, 'apps', service, 'src/main.ts'), undefined],
+    failing: [failing.entry, failing.dir],
+  };
+  const start = async (release: Release) => {
+    const [entry, cwd] = entries[release];
+    const started = await startServiceProcess(
+      entry,
+      { DATABASE_URL: database.url ?? '', ...env },
+      cwd ? { cwd } : {},
+    );
+    processes.push(started);
+    return started;
+  };
+  const state = async (schema: string) => ({
+    catalog: await schemaCatalog(database.db, schema),
+    rows: await schemaRows(database.db, schema),
+  });
+  return {
+    database,
+    start,
+    async failMigration(schema, reads) {
+      const before = await state(schema);
+      const traffic = steadyTraffic(reads);
+      const broken = await start('failing');
+      const refusal = await readyAnswer(broken.url, ({ status }) => status !== 200);
+      await until(() => traffic.steps >= 5, 'reads while the failed release stands');
+      const failures = await traffic.stop();
+      return { refusal, failures, before, after: await state(schema) };
+    },
+    async close() {
+      for (const started of processes) await started.stop();
+      await previous.remove();
+      await failing.remove();
+      await database.close();
     },
   };
 }
