@@ -28,10 +28,10 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 const url = sharedPostgresUrl();
@@ -48,8 +48,8 @@ const BUSY = ['busy0', 'busy1', 'busy2', 'busy3', 'busy4', 'busy5'];
   let dir: string;
   let alice: Wallet;
 
-  async function startOn(schema: string, blobs: BlobStore): Promise<Harness> {
-    return startHarness(
+  async function startOn(schema: string, blobs: BlobStore): Promise<MetadataService> {
+    return startMetadataService(
       chain,
       {},
       { database: createDatabase<MetadataDb>({ url: server.url, schema }), blobs },
@@ -57,7 +57,7 @@ const BUSY = ['busy0', 'busy1', 'busy2', 'busy3', 'busy4', 'busy5'];
   }
 
   /** An avatar served from its record, the stable image URL a profile points at, and a header waiting. */
-  async function answers(app: Harness['service']['app']) {
+  async function answers(app: MetadataService['app']) {
     const avatar = await request(app).get('/sepolia/avatar/drill.eth').expect(200);
     const meta = await request(app).get('/sepolia/avatar/drill.eth/meta').expect(200);
     const profileImage = await request(app).get('/profile/sepolia/drill.eth/avatar').expect(200);
@@ -89,8 +89,8 @@ const BUSY = ['busy0', 'busy1', 'busy2', 'busy3', 'busy4', 'busy5'];
   it('brings back every row, every blob and the same answers; a backup taken during uploads is one snapshot', async () => {
     const blobDir = path.join(dir, 'blobs');
     const original = await startOn('drill', createLocalBlobStore(blobDir));
-    const { app } = original.service;
-    const { blobs } = original.service.context;
+    const { app } = original;
+    const { blobs } = original.context;
     const send = async (name: string, kind: 'avatar' | 'header', color: string) =>
       upload(
         app,
@@ -136,7 +136,7 @@ const BUSY = ['busy0', 'busy1', 'busy2', 'busy3', 'busy4', 'busy5'];
     expect(await blobContents(restoredBlobs)).toEqual(blobsBefore);
     const restored = await startOn('restored', restoredBlobs);
     try {
-      expect(await answers(restored.service.app)).toEqual(answersBefore);
+      expect(await answers(restored.app)).toEqual(answersBefore);
     } finally {
       await restored.close();
     }

@@ -18,18 +18,8 @@ import type { MintDatabase } from '../src/data/schema';
 import { NetworkNameIndex } from '../src/names-index/names-index';
 import { l1IndexSource } from '../src/names-index/sources';
 import { createService } from '../src/service';
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  serviceEnv,
-  signIn,
-  startMintTestEnv,
-  walletAt,
-  type MintTestEnv,
-} from './helpers';
+import { accountAt, approveController, mintArgs, sendMint, walletAt } from '@nrp/testkit';
+import { listDirect, serviceEnv, signIn, startMintService, type MintService } from './helpers';
 
 const databaseUrl = process.env.DATABASE_URL;
 const runs = requireParts('REQUIRE_FAULT_TESTS', 'the mint-svc restore drill', [
@@ -38,20 +28,20 @@ const runs = requireParts('REQUIRE_FAULT_TESTS', 'the mint-svc restore drill', [
 ]);
 
 (runs ? describe : describe.skip)('mint-svc backup and restore', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let dir: string;
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     dir = await mkdtemp(path.join(tmpdir(), 'mint-backup-'));
   }, 120_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** A listing, the names an owner holds, and the estimate a verified minter gets. */
-  async function answers(app: MintTestEnv['app'], holder: string) {
+  async function answers(app: MintService['app'], holder: string) {
     const names = await request(app)
       .get('/api/v1/names')
       .query({ network: 'sepolia', owner: holder })

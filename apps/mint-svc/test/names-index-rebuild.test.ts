@@ -2,32 +2,24 @@
  * The names index rebuilt from the chain (`npm run names-index:rebuild`, names-index/rebuild.ts) equals the live index,
  * which followed the same chain batch by batch as it grew.
  */
+import { ZeroAddress } from 'ethers';
 import request from 'supertest';
 import { namehash } from '@nrp/ens';
+import { accountAt, approveController, mintArgs, sendMint, walletAt } from '@nrp/testkit';
 import { releaseLease, takeLease } from '../src/data/names-index';
 import { indexSources, settingsOf } from '../src/names-index/indexers';
 import { NetworkNameIndex } from '../src/names-index/names-index';
 import { rebuildNamesIndex, RebuildRefused } from '../src/names-index/rebuild';
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  startMintTestEnv,
-  walletAt,
-  ZeroAddress,
-  type MintTestEnv,
-} from './helpers';
+import { listDirect, startMintService, type MintService } from './helpers';
 
 describe('the names index rebuilt from the chain', () => {
-  let env: MintTestEnv;
+  let env: MintService;
 
   beforeAll(async () => {
-    env = await startMintTestEnv({ INDEX_CONFIRMATIONS: '0' });
+    env = await startMintService({ INDEX_CONFIRMATIONS: '0' });
   }, 120_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
   });
 
   async function mint(parentName: string, label: string, minterIndex: number): Promise<void> {
@@ -46,7 +38,7 @@ describe('the names index rebuilt from the chain', () => {
   }
 
   /** The index's rows, in one order: names and the changes each went through. */
-  async function indexRows(db: MintTestEnv['db']['db']) {
+  async function indexRows(db: MintService['db']['db']) {
     return {
       names: await db.selectFrom('mint_names').selectAll().orderBy('network').orderBy('node').execute(),
       changes: await db

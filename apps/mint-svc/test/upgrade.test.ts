@@ -12,7 +12,8 @@ import {
   type UpgradeRehearsal,
 } from '@nrp/testkit/src/upgrade';
 import { until } from '@nrp/testkit/src/until';
-import { SIGNER_KEY, SIWE_DOMAIN, signIn } from './helpers';
+import { MINT_SIGNER_KEY } from '@nrp/testkit';
+import { SIWE_DOMAIN, signIn } from './helpers';
 
 const url = sharedPostgresUrl();
 const runs = requireParts(
@@ -26,7 +27,7 @@ const runs = requireParts(
 
   beforeAll(async () => {
     rehearsal = await startUpgradeRehearsal(url, 'mint-svc', 'mint_auth_nonces', {
-      SIGNER_PRIVATE_KEY: SIGNER_KEY,
+      SIGNER_PRIVATE_KEY: MINT_SIGNER_KEY,
       SIWE_DOMAINS: SIWE_DOMAIN,
       // No chain: the routes used here read and write the database only.
       MAINNET_RPC_URL: 'http://127.0.0.1:9',

@@ -29,3 +29,5 @@ export * from './rpc-proxy';
 export * from './problems';
 export * from './l2-chain';
 export * from './dev-l2';
+export * from './mint-controller';
+export * from './webhook-receiver';
