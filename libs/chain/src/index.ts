@@ -116,3 +116,12 @@ export {
   type L2NetworksConfig,
   type L2Providers,
 } from './l2-networks';
+export {
+  L2ProofRequestError,
+  L2_FAULT_PROOF_ROLLUPS,
+  createL2Prover,
+  type L2ProofRollupConfig,
+  type L2Prover,
+  type L2ProverOptions,
+} from './l2-proofs';
+export { MAX_PROVER_BODY_BYTES, startL2ProverServer, type L2ProverServer } from './l2-prover-server';

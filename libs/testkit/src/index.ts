@@ -26,3 +26,4 @@ export * from './rpc-proxy';
 export * from './problems';
 export * from './l2-chain';
 export * from './dev-l2';
+export * from './dev-rollup';
