@@ -40,6 +40,12 @@ contract L2Registry is ERC721, Ownable {
     mapping(bytes32 => mapping(uint256 => mapping(string => string))) internal _texts;
     mapping(bytes32 => mapping(uint256 => bytes)) internal _contenthashes;
 
+    /// The controller that registered `_registeredNode` in this transaction may set its records until the
+    /// transaction ends (transient storage, EIP-1153): a mint registers straight to the holder and writes the records
+    /// in the same transaction, without holding the token.
+    address internal transient _registeringController;
+    bytes32 internal transient _registeredNode;
+
     event ControllerChanged(address indexed controller, bool enabled);
     event NameRegistered(bytes32 indexed node, string label, address indexed owner, uint64 expiry, uint32 fuses);
     event NameRevoked(bytes32 indexed node);
@@ -75,8 +81,9 @@ contract L2Registry is ERC721, Ownable {
 
     modifier authorised(bytes32 node) {
         uint256 id = uint256(node);
-        address holder = _ownerOf(id);
-        if (!_live(id) || !_isAuthorized(holder, msg.sender, id)) revert NotAuthorised(node, msg.sender);
+        bool registering = msg.sender == _registeringController && node == _registeredNode;
+        if (!_live(id) || !(registering || _isAuthorized(_ownerOf(id), msg.sender, id)))
+            revert NotAuthorised(node, msg.sender);
         _;
     }
 
@@ -97,7 +104,8 @@ contract L2Registry is ERC721, Ownable {
     }
 
     /// @notice Registers `label` to `to` until `expiry` (Unix seconds) and returns its node. Reverts
-    ///         `NameAlreadyExists` while a registration is live; an expired one is replaced (records cleared).
+    ///         `NameAlreadyExists` while a registration is live; an expired one is replaced (records cleared). The
+    ///         calling controller may set the new name's records until the end of this transaction.
     function register(
         string calldata label,
         address to,
@@ -112,6 +120,7 @@ contract L2Registry is ERC721, Ownable {
         if (_ownerOf(id) != address(0)) _burn(id);
         _registrations[id] = Registration(expiry, fuses_, _registrations[id].recordVersion + 1);
         labels[id] = label;
+        (_registeringController, _registeredNode) = (msg.sender, node);
         _safeMint(to, id);
         emit NameRegistered(node, label, to, expiry, fuses_);
     }
