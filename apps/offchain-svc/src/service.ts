@@ -26,6 +26,7 @@ import { parentRoutes } from './routes/parents';
 import { AnswerCache } from './answer-cache';
 import { GatewayRecordReads } from './gateway-reads';
 import { createL2RecordReader } from './l2-records';
+import { createL2Provers } from './proofs/provers';
 import { recordChanges } from './record-changes';
 import { eventRoutes } from './routes/events';
 import { gatewayRoutes } from './routes/gateway';
@@ -132,8 +133,9 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     subnames: new AnswerCache(cacheLimits),
   };
   const l2Networks = l2NetworksFromEnv(config);
+  const l2Providers = createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown);
   const l2Gateway: OffchainContext['l2Gateway'] = {
-    reader: createL2RecordReader(l2Networks, createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown), {
+    reader: createL2RecordReader(l2Networks, l2Providers, {
       maxBlockAgeSeconds: config.L2_MAX_BLOCK_AGE_SECONDS,
       now: () => now().getTime(),
     }),
@@ -159,6 +161,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     caches,
     gatewayReads: new GatewayRecordReads(db, () => caches.gateway.generation()),
     l2Gateway,
+    l2Provers: createL2Provers(config, l2Networks, providers, l2Providers),
   };
 
   const routes = [

@@ -117,9 +117,13 @@ export {
   type L2Providers,
 } from './l2-networks';
 export {
+  L2ProofNotServedError,
   L2ProofRequestError,
   L2_FAULT_PROOF_ROLLUPS,
+  checkL2ProofRequest,
   createL2Prover,
+  l2ProofRollupsFromEnv,
+  l2ProofsEnvSchema,
   type L2ProofRollupConfig,
   type L2Prover,
   type L2ProverOptions,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { InterfaceAbi } from 'ethers';
+import { Fragment, type InterfaceAbi } from 'ethers';
 import l2OutputOracleJson from '../artifacts/L2OutputOracle.json';
 import optimismPortalJson from '../artifacts/OptimismPortal.json';
 import provenL2ResolverJson from '../artifacts/ProvenL2Resolver.json';
@@ -57,5 +57,14 @@ export function unruggableArtifact(
           hex.slice((start + length) * 2);
     }
   }
-  return { contractName, abi: json.abi as InterfaceAbi, bytecode: `0x${hex}` };
+  // A library's ABI names internal types (GatewayVM's `IVerifierHooks` structs) ethers cannot parse: left out.
+  const abi = json.abi.filter((fragment) => {
+    try {
+      Fragment.from(fragment as Parameters<typeof Fragment.from>[0]);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return { contractName, abi: abi as InterfaceAbi, bytecode: `0x${hex}` };
 }

@@ -17,6 +17,7 @@ import { answerCcipRequest, cachedCcipAnswer, type GatewaySigning } from '../gat
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
 import { l2GatewayRoutes } from './l2-gateway';
+import { proofRoutes } from '../proofs/routes';
 
 /** What the gateway routes use besides the context. */
 export interface GatewayOptions {
@@ -149,5 +150,6 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
     }),
     // The L2 gateway shares the ceiling and each client's share: one gateway to its callers.
     ...l2GatewayRoutes(ctx, { admitOf: countAgainstCeiling, clientShare, onAnswer: options.onAnswer }),
+    ...proofRoutes(ctx, { admitOf: countAgainstCeiling, clientShare }),
   ];
 }
