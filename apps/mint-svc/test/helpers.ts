@@ -1,7 +1,11 @@
 import { Contract, JsonRpcProvider, NonceManager, Wallet, ZeroAddress, type Signer } from 'ethers';
 import type { Express } from 'express';
 import { listingInputSchema, type ListingInput, type MintNetwork } from '@nrp/api';
-import { deployMintController, mintControllerArtifact, type MintContext } from '@nrp/contracts';
+import {
+  deployMintController,
+  mintControllerArtifact,
+  type MintContext as MintParameters,
+} from '@nrp/contracts';
 import { namehash } from '@nrp/ens';
 import type { RouteDefinition } from '@nrp/server';
 import {
@@ -20,7 +24,7 @@ import type { DatabaseHandle } from '@nrp/db';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import type { MintServiceContext } from '../src/context';
+import type { MintContext } from '../src/context';
 import { upsertListing } from '../src/data/listings';
 
 export const SIGNER_KEY = '0x' + '11'.repeat(32);
@@ -34,7 +38,7 @@ export interface MintTestEnv {
   treasury: string;
   app: Express;
   routes: RouteDefinition[];
-  context: MintServiceContext;
+  context: MintContext;
   db: DatabaseHandle<MintDatabase>;
   /** The service's clock: `offsetMs` is added to the wall clock. */
   clock: TestClock;
@@ -195,7 +199,7 @@ export async function signIn(
   return { siweMessage: message, siweSignature, address: wallet.address };
 }
 
-export type MintArgs = [MintContext, string, string[], string];
+export type MintArgs = [MintParameters, string, string[], string];
 
 /** The mint(...) arguments for a POST /api/v1/mint response body. */
 export function mintArgs(

@@ -8,7 +8,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { signMintContext } from '../src/sign-mint';
+import { signMintContext } from '../src/mint/sign-mint';
 import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, type L2Chain } from '@nrp/testkit';
 import {
   SIGNER_KEY,

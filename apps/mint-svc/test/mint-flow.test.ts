@@ -13,7 +13,7 @@ import { listingInputSchema } from '@nrp/api';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
 import { ensNpmArtifacts } from '@nrp/testkit';
-import { signMintContext } from '../src/sign-mint';
+import { signMintContext } from '../src/mint/sign-mint';
 import {
   SIGNER_KEY,
   accountAt,

@@ -8,8 +8,8 @@ import { startRpcProxy, type RpcProxy, type SeenRpcCall } from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import { latestCheckpoints, takeLease } from '../src/data/names-index';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index';
-import { l1IndexSource } from '../src/names-sources';
+import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index/names-index';
+import { l1IndexSource } from '../src/names-index/sources';
 import {
   accountAt,
   approveController,

@@ -5,7 +5,10 @@ export {
   DEFAULT_RPC_URLS,
   LOCAL_BATCH_GATEWAY_URL,
   NETWORK_NAMES,
+  envPrefix,
+  l2sSettlingOn,
   perNetwork,
+  settlementOf,
   NetworkConfigError,
   isNetworkName,
   loadNetworksConfig,
@@ -13,6 +16,7 @@ export {
   networksEnvSchema,
   networksFromEnv,
   type EnsAddresses,
+  type EnvPrefix,
   type NetworkConfig,
   type NetworkName,
   type NetworksConfig,
@@ -105,12 +109,10 @@ export {
   L2_NETWORK_NAMES,
   addressListEnv,
   createL2Providers,
-  l2EnvPrefix,
   l2MintControllerInterface,
   l2NetworksEnvSchema,
   l2NetworksFromEnv,
   l2RegistryInterface,
-  readL2ParentName,
   type L2NetworkConfig,
   type L2NetworkName,
   type L2NetworksConfig,
@@ -129,3 +131,4 @@ export {
   type L2ProverOptions,
 } from './l2-proofs';
 export { MAX_PROVER_BODY_BYTES, startL2ProverServer, type L2ProverServer } from './l2-prover-server';
+export { L2ParentDirectory } from './l2-parents';

@@ -19,7 +19,7 @@ import {
 } from '@unruggable/gateways';
 import { perL2Network, type L2NetworkName } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
-import { l2EnvPrefix } from './l2-networks';
+import { envPrefix } from './networks';
 
 /** Where the L2's state commitments are on L1, and which ones the prover proves against. */
 export type L2ProofRollupConfig =
@@ -187,7 +187,7 @@ type L2ProofsEnv = z.infer<typeof l2ProofsEnvSchema>;
 export function l2ProofRollupsFromEnv(parsed: L2ProofsEnv): Record<L2NetworkName, L2ProofRollupConfig> {
   const env = parsed as Record<string, unknown>;
   return perL2Network((name): L2ProofRollupConfig => {
-    const prefix = l2EnvPrefix(name);
+    const prefix = envPrefix(name);
     const portal = env[`${prefix}_PROOF_OPTIMISM_PORTAL`];
     const finder = env[`${prefix}_PROOF_OUTPUT_FINDER`];
     if (typeof portal !== 'string' || typeof finder !== 'string') return L2_FAULT_PROOF_ROLLUPS[name];

@@ -10,6 +10,7 @@ import {
   checkL2ProofRequest,
   createL2Prover,
   l2ProofRollupsFromEnv,
+  settlementOf,
   toUpstreamError,
   type L2NetworkName,
   type L2NetworksConfig,
@@ -47,7 +48,7 @@ export function createL2Provers(
   const rollups = l2ProofRollupsFromEnv(config);
   const build = (network: L2NetworkName) =>
     createL2Prover({
-      l1: l1Providers[l2Networks[network].settlesOn],
+      l1: l1Providers[settlementOf(network)],
       l2: l2Providers[network],
       rollup: rollups[network],
       commitPollMs: config.L2_PROOF_COMMIT_POLL_MS,
