@@ -5,6 +5,7 @@ import {GatewayFetcher} from "@unruggable/gateways/contracts/GatewayFetcher.sol"
 import {GatewayFetchTarget} from "@unruggable/gateways/contracts/GatewayFetchTarget.sol";
 import {GatewayRequest} from "@unruggable/gateways/contracts/GatewayRequest.sol";
 import {IGatewayVerifier} from "@unruggable/gateways/contracts/IGatewayVerifier.sol";
+import {ExtendedResolverFeatures} from "../ens/ExtendedResolverFeatures.sol";
 
 /// @title ProvenL2Resolver
 /// @notice L1 resolver of a parent whose subnames live in an L2Registry, answering only what it verified: every
@@ -16,7 +17,7 @@ import {IGatewayVerifier} from "@unruggable/gateways/contracts/IGatewayVerifier.
 ///         Proven per lookup: the holder (`_owners[id]`), the registration (expiry, fuses, record version) and each
 ///         asked record at that version. A name that is not live (never registered, revoked, expired by this chain's
 ///         clock) answers empty records.
-contract ProvenL2Resolver is GatewayFetchTarget {
+contract ProvenL2Resolver is GatewayFetchTarget, ExtendedResolverFeatures {
     using GatewayFetcher for GatewayRequest;
 
     // L2Registry's storage (test/l2-storage-layout.test.ts checks these against solc's layout).
@@ -31,10 +32,6 @@ contract ProvenL2Resolver is GatewayFetchTarget {
     /// Holder and registration come first; a request has at most 255 outputs.
     uint256 internal constant MAX_CALLS = 253;
 
-    bytes4 internal constant ERC165_ID = 0x01ffc9a7;
-    bytes4 internal constant EXTENDED_RESOLVER_ID = 0x9061b923; // resolve(bytes,bytes)
-    bytes4 internal constant FEATURE_SUPPORTER_ID = 0x582de3e7; // ERC-7996 supportsFeature(bytes4)
-    bytes4 internal constant RESOLVE_MULTICALL = bytes4(keccak256("eth.ens.resolver.extended.multicall"));
     bytes4 internal constant MULTICALL = 0xac9650d8; // multicall(bytes[])
     bytes4 internal constant ADDR = 0x3b3b57de; // addr(bytes32)
     bytes4 internal constant ADDR_COIN = 0xf1cb7e06; // addr(bytes32,uint256)
@@ -70,15 +67,6 @@ contract ProvenL2Resolver is GatewayFetchTarget {
 
     function gatewayUrls() external view returns (string[] memory) {
         return _gatewayUrls;
-    }
-
-    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == ERC165_ID || interfaceId == EXTENDED_RESOLVER_ID || interfaceId == FEATURE_SUPPORTER_ID;
-    }
-
-    /// @notice ENSIP-22 features: RESOLVE_MULTICALL (a whole profile in one lookup).
-    function supportsFeature(bytes4 feature) external pure returns (bool) {
-        return feature == RESOLVE_MULTICALL;
     }
 
     /// @notice ENSIP-10: always an `OffchainLookup` for the proofs of `data`'s records of `name` (its node is the
