@@ -38,7 +38,7 @@ export type L2ProofRollupConfig =
       kind: 'op-fault';
       anchorStateRegistry: string;
       gameFinder: string;
-      /** 0: only finalized games; otherwise unfinalized games at least this old (seconds). */
+      /** 0: only games resolved for the proposer; otherwise also unchallenged games at least this old (seconds). */
       minAgeSec: number;
       /** Accepted game types; empty: the registry's respected game type. */
       gameTypes: readonly number[];
@@ -146,9 +146,10 @@ export function createL2Prover(options: L2ProverOptions): L2Prover {
 
 /**
  * What Base and Base Sepolia post on L1: OP fault-dispute games (the package's AnchorStateRegistry and
- * OPFaultGameFinder addresses for each). Accepted: the registry's respected game type (no list of our own), and
- * games at least `minAgeSec` old that nobody challenged, unfinalized; 0 would wait for finalized games (about 7
- * days on Base: 3.5 days of game clock, then 3.5 days of finality delay), which is too late for records.
+ * OPFaultGameFinder addresses for each). Accepted, as the package's game finder decides: proper games (the
+ * registry's) of its respected game type, at least `minAgeSec` (an hour) old and either unchallenged (one claim) or
+ * resolved for the proposer. 0 would wait for games to resolve (Base's game clock runs 3.5 days), too late for
+ * records; an hour leaves the challengers time to dispute a bad root before answers rely on it.
  */
 export const L2_FAULT_PROOF_ROLLUPS = {
   base: {
