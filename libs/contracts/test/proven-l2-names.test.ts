@@ -73,6 +73,7 @@ const lookupAbi = parseAbi([
 ]);
 const errorsAbi = parseAbi([
   'error CommitTooOld(uint256 latest, uint256 got, uint256 window)',
+  'error CommitTooNew(uint256 latest, uint256 got)',
   'error OutputNotFound()',
   'error Error(string)',
 ]);
@@ -400,6 +401,15 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       lie = (_sender, data) => proveAtBlock(requestOps(data).ops, BigInt(0), context.index + 1000n);
       expect(await callbackError(await lie(resolver, lookup.callData))).toBe('OutputNotFound');
       await expectClientsRefuse();
+    });
+
+    it('a root newer than the one the lookup named', async () => {
+      const raised = await raiseLookup();
+      await l2Send(carol, 'setText', [namehash(CAROL), 'url', 'https://carol.example']);
+      const newer = await rollup.propose();
+      if (!newer) throw new Error('no newer root posted');
+      const answer = await proveAtBlock(requestOps(raised.callData).ops, newer.l2BlockNumber, newer.index);
+      expect(await callbackError(answer, raised.extraData)).toBe('CommitTooNew');
     });
 
     it('the previous holder’s records after a transfer and a newer root', async () => {
