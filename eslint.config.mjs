@@ -16,6 +16,11 @@ const noTestDirs = {
   message:
     "bench/ never imports a test/ directory: what a bench shares with tests lives in the app's dev/ or a lib.",
 };
+const noOtherServiceTests = {
+  regex: '(^|/)apps/[a-z-]+/test(/|$)|^\\.\\./\\.\\./[a-z-]+/test(/|$)',
+  message:
+    "a service's tests never import another service's test files: shared builders live in @nrp/testkit (a peer service is built by its own createService).",
+};
 const noDataLayer = {
   regex: '(^|/)data(/|$)',
   message:
@@ -124,6 +129,10 @@ export default tseslint.config(
     // A service grouped by capability keeps each capability's routes in `src/<capability>/routes.ts`.
     files: ['apps/*/src/routes/**/*.ts', 'apps/*/src/*/routes.ts'],
     rules: { 'no-restricted-imports': restrictImports([noTestkit, noDataLayer]) },
+  },
+  {
+    files: ['apps/*/test/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noOtherServiceTests]) },
   },
   {
     files: ['bench/**/*.ts'],

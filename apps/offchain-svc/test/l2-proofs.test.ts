@@ -10,7 +10,7 @@ import { resolverInterface } from '@nrp/chain';
 import { deployContract, provenL2ResolverArtifact } from '@nrp/contracts';
 import { dnsEncode } from '@nrp/ens';
 import { L2_CHAIN_ID, deployDevRollup, startAnvil, type AnvilNode, type DevRollup } from '@nrp/testkit';
-import { ALICE, startTestService, type TestService } from './helpers';
+import { ALICE, startOffchainService, type OffchainService } from './helpers';
 import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import { addrCall, textCall } from './l2-gateway-helpers';
 
@@ -22,7 +22,7 @@ describe('proof route: storage proofs for ProvenL2Resolver', () => {
   let l1: AnvilNode;
   let l1Provider: JsonRpcProvider;
   let rollup: DevRollup;
-  let svc: TestService;
+  let svc: OffchainService;
   let resolver: Contract;
   let unservedResolver: Contract;
 
@@ -79,7 +79,7 @@ describe('proof route: storage proofs for ProvenL2Resolver', () => {
       windowSeconds: 30,
     });
     await rollup.propose();
-    svc = await startTestService({
+    svc = await startOffchainService({
       SEPOLIA_RPC_URL: l1.rpcUrl,
       BASE_SEPOLIA_RPC_URL: l2.proxy.url,
       BASE_SEPOLIA_L2_REGISTRIES: l2.registry,

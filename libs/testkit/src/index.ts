@@ -27,3 +27,5 @@ export * from './problems';
 export * from './l2-chain';
 export * from './dev-l2';
 export * from './dev-rollup';
+export * from './mint-controller';
+export * from './webhook-receiver';

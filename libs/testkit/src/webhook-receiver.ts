@@ -19,8 +19,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on 127.0.0.1 that records every request. */
-export async function startReceiver(delayMs = 0): Promise<WebhookReceiver> {
+/** A webhook receiver: a real HTTP server on 127.0.0.1 that records every request and answers as the test says. */
+export async function startWebhookReceiver(delayMs = 0): Promise<WebhookReceiver> {
   const receiver: Omit<WebhookReceiver, 'url' | 'origin' | 'close'> = {
     received: [],
     answered: 0,
