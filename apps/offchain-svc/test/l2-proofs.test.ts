@@ -5,7 +5,7 @@
  * Every refusal is a problem with `message`, no `data`, no host or port.
  */
 import request from 'supertest';
-import { AbiCoder, JsonRpcProvider, Wallet, isCallException, type Contract } from 'ethers';
+import { AbiCoder, JsonRpcProvider, NonceManager, Wallet, isCallException, type Contract } from 'ethers';
 import { resolverInterface } from '@nrp/chain';
 import { deployContract, provenL2ResolverArtifact } from '@nrp/contracts';
 import { dnsEncode } from '@nrp/ens';
@@ -90,7 +90,8 @@ describe('proof route: storage proofs for ProvenL2Resolver', () => {
       RPC_TIMEOUT_MS: '1500',
     });
     l1Provider = new JsonRpcProvider(l1.rpcUrl, undefined, { staticNetwork: true });
-    const signer = new Wallet(deployer.privateKey, l1Provider);
+    // Its own nonce count: the provider's short cache could hand two deployments the same pending nonce.
+    const signer = new NonceManager(new Wallet(deployer.privateKey, l1Provider));
     const url = `http://offchain.test${PATH}`;
     resolver = await deployContract(signer, provenL2ResolverArtifact, [
       rollup.verifier,
