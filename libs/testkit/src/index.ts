@@ -29,5 +29,6 @@ export * from './rpc-proxy';
 export * from './problems';
 export * from './l2-chain';
 export * from './dev-l2';
+export * from './dev-rollup';
 export * from './mint-controller';
 export * from './webhook-receiver';
