@@ -118,4 +118,17 @@ export {
   type L2NetworksConfig,
   type L2Providers,
 } from './l2-networks';
+export {
+  L2ProofNotServedError,
+  L2ProofRequestError,
+  L2_FAULT_PROOF_ROLLUPS,
+  checkL2ProofRequest,
+  createL2Prover,
+  l2ProofRollupsFromEnv,
+  l2ProofsEnvSchema,
+  type L2ProofRollupConfig,
+  type L2Prover,
+  type L2ProverOptions,
+} from './l2-proofs';
+export { MAX_PROVER_BODY_BYTES, startL2ProverServer, type L2ProverServer } from './l2-prover-server';
 export { L2ParentDirectory } from './l2-parents';
