@@ -14,15 +14,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { Client } from 'pg';
+import type { DatabaseHandle } from '@nrp/db';
 import { hashApiKey } from '@nrp/auth';
 import { loadConfig } from '@nrp/server';
 import { startServiceProcess } from '@nrp/testkit/src/service-process';
 import { configSchema } from '../apps/offchain-svc/src/config';
-import {
-  migrateDatabase,
-  openDatabase,
-  type OffchainDatabaseHandle,
-} from '../apps/offchain-svc/src/data/database';
+import { migrateDatabase, openDatabase } from '../apps/offchain-svc/src/data/database';
+import type { OffchainDatabase } from '../apps/offchain-svc/src/data/schema';
 import { deploymentNodeOptions } from './production-env';
 import { markdownTable } from './table';
 
@@ -33,7 +31,7 @@ const CHUNK = 50_000;
 
 /** Inserts `count` subnames of `parent` with SQL, in chunks; maximal ones carry 100 texts of 4,096 characters. */
 async function seed(
-  db: OffchainDatabaseHandle,
+  db: DatabaseHandle<OffchainDatabase>,
   parent: string,
   count: number,
   maximal: boolean,

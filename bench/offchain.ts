@@ -19,11 +19,13 @@ import { getAddress, hexlify, keccak256, toUtf8Bytes } from 'ethers';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 import { resolverInterface } from '@nrp/chain';
+import type { DatabaseHandle } from '@nrp/db';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../apps/offchain-svc/src/config';
 import { issueApiKey } from '../apps/offchain-svc/src/keys/api-keys';
-import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
+import { openDatabase } from '../apps/offchain-svc/src/data/database';
+import type { OffchainDatabase } from '../apps/offchain-svc/src/data/schema';
 import { createService } from '../apps/offchain-svc/src/service';
 import { markdownTable } from './table';
 
@@ -99,7 +101,7 @@ function seedRow(i: number, seen: Set<string>): SeedRow | undefined {
 }
 
 async function insertRows(
-  db: OffchainDatabaseHandle,
+  db: DatabaseHandle<OffchainDatabase>,
   from: number,
   to: number,
   seen: Set<string>,
@@ -147,7 +149,7 @@ async function insertRows(
 }
 
 /** Drops the service's secondary (non-constraint) indexes and returns their definitions to recreate them. */
-async function dropSecondaryIndexes(db: OffchainDatabaseHandle, schema: string): Promise<string[]> {
+async function dropSecondaryIndexes(db: DatabaseHandle<OffchainDatabase>, schema: string): Promise<string[]> {
   const { rows } = await sql<{ indexname: string; indexdef: string }>`
     SELECT indexname, indexdef FROM pg_indexes
     WHERE schemaname = ${schema} AND tablename = 'offchain_subnames'
@@ -271,7 +273,7 @@ async function exportAll(base: string, key: string): Promise<ExportRun> {
 type Measurements = Map<string, { p50: number; p95: number } | number | string>;
 
 async function measure(
-  db: OffchainDatabaseHandle,
+  db: DatabaseHandle<OffchainDatabase>,
   base: string,
   keys: { writes: string; parents: string },
   samples: SeedRow[],

@@ -3,12 +3,13 @@ import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
+import type { DatabaseHandle } from '@nrp/db';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { createTestDatabase } from '@nrp/testkit/src/database';
 import { startTestService } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
 import { issueApiKey } from '../src/keys/api-keys';
-import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
+import { PGLITE_EXTENSIONS } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
@@ -31,7 +32,10 @@ interface Replica {
 }
 
 /** A replica of the service on `db` (shared by the replicas of a test, closed by the test). */
-async function startReplica(db: OffchainDatabaseHandle, env: Record<string, string> = {}): Promise<Replica> {
+async function startReplica(
+  db: DatabaseHandle<OffchainDatabase>,
+  env: Record<string, string> = {},
+): Promise<Replica> {
   const service = await startTestService({
     createService,
     configSchema,
@@ -53,13 +57,17 @@ async function textOf(replica: Replica, name: string, key: string): Promise<stri
 }
 
 /** Changes a record behind the service's back: no write path runs, so nothing is invalidated. */
-async function setTextDirectly(db: OffchainDatabaseHandle, name: string, value: string): Promise<void> {
+async function setTextDirectly(
+  db: DatabaseHandle<OffchainDatabase>,
+  name: string,
+  value: string,
+): Promise<void> {
   await sql`UPDATE offchain_subnames SET texts = ${JSON.stringify({ avatar: value })}::jsonb
     WHERE full_name = ${name}`.execute(db.db);
 }
 
 describe('offchain-svc answer caches: gateway answers and subname reads', () => {
-  let db: OffchainDatabaseHandle;
+  let db: DatabaseHandle<OffchainDatabase>;
   let svc: Replica;
   let apiKey: string;
   const write = (label: string, avatar: string) =>

@@ -8,12 +8,11 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import { createDatabase } from '@nrp/db';
+import { createDatabase, type DatabaseHandle } from '@nrp/db';
 import { createLogger, DEPENDENCY_RETRY_AFTER_SECONDS, loadConfig, type ServiceInstance } from '@nrp/server';
 import { postgresServerAvailable, startPostgresServer, until, type TestPostgresServer } from '@nrp/testkit';
 import { issueApiKey } from '../src/keys/api-keys';
 import { configSchema } from '../src/config';
-import type { OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
@@ -37,7 +36,7 @@ const labels = (batch: number) => Array.from({ length: BATCH_SIZE }, (_, i) => `
 
 (postgresServerAvailable() ? describe : describe.skip)('PostgreSQL killed (-9) under write traffic', () => {
   let pg: TestPostgresServer;
-  let db: OffchainDatabaseHandle;
+  let db: DatabaseHandle<OffchainDatabase>;
   let instance: ServiceInstance;
   let server: Server;
   let base: string;

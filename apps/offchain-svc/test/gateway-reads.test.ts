@@ -6,7 +6,7 @@ import { AbiCoder, Wallet } from 'ethers';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
-import { createDatabase } from '@nrp/db';
+import { createDatabase, type DatabaseHandle } from '@nrp/db';
 import { dnsEncode, namehash } from '@nrp/ens';
 import {
   createTestDatabase,
@@ -21,7 +21,6 @@ import {
 } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
 import type { OffchainContext } from '../src/context';
-import type { OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 import { applyWrites, toWrite } from '../src/subnames/writes';
@@ -43,7 +42,7 @@ const READ_STATEMENT = 'full_name = ANY(';
   let database: TestDatabase<OffchainDatabase>;
   let proxy: TcpProxy;
   let svc: TestService<Config, OffchainContext>;
-  let proxied: OffchainDatabaseHandle;
+  let proxied: DatabaseHandle<OffchainDatabase>;
   let readStatements = 0;
 
   beforeAll(async () => {

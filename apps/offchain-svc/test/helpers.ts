@@ -1,14 +1,16 @@
 import { getAddress } from 'ethers';
 // A deep import: only the harness, not the whole testkit (chain, servers).
 import { startTestServiceOnDatabase, type TestService } from '@nrp/testkit/src/test-service';
+import type { DatabaseHandle } from '@nrp/db';
 import { configSchema, type Config } from '../src/config';
 import type { OffchainContext } from '../src/context';
 import { issueApiKey } from '../src/keys/api-keys';
-import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
+import { PGLITE_EXTENSIONS } from '../src/data/database';
+import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
 
 export interface OffchainService extends TestService<Config, OffchainContext> {
-  db: OffchainDatabaseHandle;
+  db: DatabaseHandle<OffchainDatabase>;
   /** Issues a real key through the same code the operator CLI uses. */
   keyFor(...parents: string[]): Promise<string>;
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createDatabase } from '@nrp/db';
+import { createDatabase, type DatabaseHandle } from '@nrp/db';
 import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import { issueApiKey } from '../src/keys/api-keys';
 import { configSchema } from '../src/config';
-import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
+import { PGLITE_EXTENSIONS } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { eventRecorder } from '../src/webhooks/events';
 import { createService } from '../src/service';
@@ -17,7 +17,7 @@ import { until } from '@nrp/testkit/src/until';
 const logger = createLogger('webhook-workers-test', 'silent');
 
 /** A second connection pool to the same database on a server (another replica); PGlite has one connection. */
-function secondHandle(db: TestDatabase<OffchainDatabase>): OffchainDatabaseHandle {
+function secondHandle(db: TestDatabase<OffchainDatabase>): DatabaseHandle<OffchainDatabase> {
   return db.url ? createDatabase<OffchainDatabase>({ url: db.url, poolMax: 5 }) : db;
 }
 
@@ -27,7 +27,7 @@ const configFor = (env: Record<string, string>) =>
 describe('webhook delivery workers on one database', () => {
   let receiver: WebhookReceiver;
   let db: TestDatabase<OffchainDatabase>;
-  let replica: OffchainDatabaseHandle;
+  let replica: DatabaseHandle<OffchainDatabase>;
   const shutdown: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {

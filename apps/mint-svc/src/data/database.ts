@@ -1,10 +1,9 @@
-import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
-import type { Config } from '../config';
+import { databaseFromEnv, migrate, type DatabaseEnv, type DatabaseHandle } from '@nrp/db';
 import { MIGRATION_TABLE, migrations } from './migrations';
 import type { MintDatabase } from './schema';
 
 /** The service's database as the config describes it (PostgreSQL, or PGlite), not migrated yet. */
-export function openDatabase(config: Config): DatabaseHandle<MintDatabase> {
+export function openDatabase(config: DatabaseEnv): DatabaseHandle<MintDatabase> {
   return databaseFromEnv<MintDatabase>(config);
 }
 
