@@ -50,6 +50,13 @@ const noRuntimePackages = {
   regex: '^@nrp/(client|server|db|storage|chain|auth|outbox)(/|$)',
   message: 'libs/api holds only the schemas: the client and the services import it, never the reverse.',
 };
+const noDeepImports = {
+  // The test kit's browser module is deep on purpose: only browser tests load playwright-core.
+  regex: '^@nrp/(?!testkit/src/browser$)[a-z-]+/src(/|$)',
+  message:
+    "the console uses the libraries' public exports (a package's index or its package.json exports, e.g. " +
+    '@nrp/client/offchain), never their src/ files.',
+};
 const restrictImports = (patterns, paths = []) => ['error', { patterns, paths }];
 
 export default tseslint.config(
@@ -119,6 +126,14 @@ export default tseslint.config(
   {
     files: ['apps/*/src/**/*.ts'],
     rules: { 'no-restricted-imports': restrictImports([noTestkit]) },
+  },
+  {
+    files: ['apps/console/src/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestkit, noDeepImports]) },
+  },
+  {
+    files: ['apps/console/test/**/*.ts', 'apps/console/scripts/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noDeepImports]) },
   },
   {
     // A service grouped by capability keeps each capability's routes in `src/<capability>/routes.ts`.

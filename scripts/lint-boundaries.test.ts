@@ -127,6 +127,20 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: "the console uses the libraries' public exports (page)",
+    code: `import { createMintClient } from '@nrp/client/src/mint';\nvoid createMintClient;\n`,
+    filePath: 'apps/console/src/page/fixture.ts',
+    allowedAt: 'apps/mint-svc/test/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: "the console uses the libraries' public exports (its tests)",
+    code: `import { chainByName } from '@nrp/ens/src/chains';\nvoid chainByName;\n`,
+    filePath: 'apps/console/test/fixture.ts',
+    allowedAt: 'libs/chain/test/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'bench/ never imports test/',
     code: `import { buildService } from '../apps/resolver-svc/test/support';\nvoid buildService;\n`,
     filePath: 'bench/fixture.ts',

@@ -1,13 +1,8 @@
 /** The networks of the mint API: the L1s and L2s a parent can be listed on, and how `isTestnet` maps to them. */
 import { z } from 'zod';
-import {
-  L2_SETTLEMENT_NETWORK,
-  MINT_NETWORK_NAMES,
-  NETWORK_NAMES,
-  isL2Network,
-  type AnyNetworkName,
-  type NetworkName,
-} from '@nrp/ens';
+import { MINT_NETWORK_NAMES, NETWORK_NAMES, settlementNetworkOf, type AnyNetworkName } from '@nrp/ens';
+
+export { settlementNetworkOf };
 
 export const mintNetworkSchema = z
   .enum(MINT_NETWORK_NAMES)
@@ -16,11 +11,6 @@ export type MintNetwork = z.output<typeof mintNetworkSchema>;
 
 /** The L1s: where parents are owned and sign-in messages are checked (an L2 listing's settlement L1). */
 export const l1NetworkSchema = z.enum(NETWORK_NAMES).meta({ description: '`mainnet` or `sepolia`.' });
-
-/** The L1 a network's parents are owned on: itself, or the L1 an L2 settles on. */
-export function settlementNetworkOf(network: AnyNetworkName): NetworkName {
-  return isL2Network(network) ? L2_SETTLEMENT_NETWORK[network] : network;
-}
 
 /** Whether `network` is a testnet (`sepolia`, or an L2 settling on it): what `isTestnet` must agree with. */
 export function isTestnetNetwork(network: AnyNetworkName): boolean {

@@ -16,9 +16,8 @@ import type {
   VerifiedMinter,
   VerifyMinterRequest,
 } from '@nrp/api/mint';
-import { settlementNetworkOf } from '@nrp/api/mint';
 import type { SignedRequest } from '@nrp/api/signed-request';
-import type { NetworkName } from '@nrp/ens';
+import { settlementNetworkOf, type NetworkName } from '@nrp/ens';
 import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 
 export type {

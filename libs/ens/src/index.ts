@@ -38,6 +38,7 @@ export {
   isL2Network,
   perL2Network,
   perNetwork,
+  settlementNetworkOf,
   type AnyNetworkName,
   type L2NetworkName,
   type NetworkName,

@@ -31,6 +31,11 @@ export function isL2Network(network: AnyNetworkName): network is L2NetworkName {
   return (L2_NETWORK_NAMES as readonly string[]).includes(network);
 }
 
+/** The L1 a network's parents are owned on: itself, or the L1 an L2 settles on. */
+export function settlementNetworkOf(network: AnyNetworkName): NetworkName {
+  return isL2Network(network) ? L2_SETTLEMENT_NETWORK[network] : network;
+}
+
 /** Chain id of any network, L1 or L2. */
 export function chainIdOf(network: AnyNetworkName): number {
   return isL2Network(network) ? L2_NETWORK_CHAIN_IDS[network] : NETWORK_CHAIN_IDS[network];

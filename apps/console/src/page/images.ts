@@ -3,8 +3,8 @@
  * one upload). Until the name's `avatar`/`header` text record holds the image's stable URL the upload is pending;
  * the page offers to set the record (offchain-svc, with the open parent's key) and shows the image once confirmed.
  */
-import { createMetadataClient, type ImageKind, imageSignInMessage, imageUrl } from '@nrp/client/src/metadata';
-import type { OffchainClient } from '@nrp/client/src/offchain';
+import { createMetadataClient, type ImageKind, imageSignInMessage, imageUrl } from '@nrp/client/metadata';
+import type { OffchainClient } from '@nrp/client/offchain';
 import type { Address } from 'viem';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';

@@ -2,7 +2,7 @@
  * Flow 6, for the parent's owner: read and edit the mint listing of a parent (mint-svc). Saving asks mint-svc for a
  * nonce and has the wallet sign the message bound to this listing's update; a refused signature saves nothing.
  */
-import { type Listing, listingSignInMessage, type MintClient, ServiceError } from '@nrp/client/src/mint';
+import { type Listing, listingSignInMessage, type MintClient, ServiceError } from '@nrp/client/mint';
 import { formatEther, parseEther, type Address } from 'viem';
 import type { ConsoleConfig } from '../config';
 import { parsePairs } from './records';

@@ -1,6 +1,6 @@
 /** The console: reads `/config.json`, then the wallet, names, keys, parent, listing, mint and webhook sections. */
-import { createMintClient } from '@nrp/client/src/mint';
-import { createOffchainClient } from '@nrp/client/src/offchain';
+import { createMintClient } from '@nrp/client/mint';
+import { createOffchainClient } from '@nrp/client/offchain';
 import type { ConsoleConfig } from '../config';
 import { connectSection } from './connect';
 import { imagesSection } from './images';

@@ -2,7 +2,7 @@
  * Flow 2: the names the person controls and their setup state (parentSetup); the setup transactions sent one by
  * one with progress. Names are the parents of the person's keys and any they check here (kept in localStorage).
  */
-import type { OffchainClient, ParentSetup } from '@nrp/client/src/offchain';
+import type { OffchainClient, ParentSetup } from '@nrp/client/offchain';
 import type { Address, Hex } from 'viem';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';

@@ -2,7 +2,7 @@
  * The parent name the subname, image and webhook sections work on, with the API key they send (`x-auth-token`):
  * one pasted by the person, or one created for this page through the session. The key lives in memory only.
  */
-import type { OffchainClient } from '@nrp/client/src/offchain';
+import type { OffchainClient } from '@nrp/client/offchain';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
 import { busy, field, h, showStatus } from './ui';
