@@ -24,7 +24,11 @@ async function start(main: HTMLElement): Promise<void> {
   const wallet = injectedWallet(config.network);
   const session = new Session();
   const mint = createMintClient({ baseUrl: config.services.mint });
-  const resolver = createResolverClient({ baseUrl: config.services.resolver });
+  // The page asks resolver-svc only for the wallet's names, fresh at sign-in: past the browser's HTTP cache too.
+  const resolver = createResolverClient({
+    baseUrl: config.services.resolver,
+    fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
+  });
   const workspace = workspaceSection(config, offchain, session);
   const images = imagesSection(config, wallet, offchain, session, workspace);
   const listing = listingSection(config, wallet, mint, session);

@@ -191,7 +191,9 @@ export function namesSection(
         ['Records', `offchain, on this platform, under ${parentName}`],
         [
           'Setup',
-          parent.ready ? 'Ready: it resolves everywhere' : `Not resolving yet: ${parentName} needs its setup`,
+          parent.ready
+            ? `Ready: it resolves (${parentName} is set up)`
+            : `Not resolving yet: ${parentName} needs its setup`,
           parent.ready ? 'ready' : 'needs-setup',
         ],
       ),
@@ -264,20 +266,23 @@ export function namesSection(
     return changed.length > 0;
   }
 
-  /** Every name resolver-svc attributes to `address` (its pages in turn), then says what it found. */
+  /**
+   * Every name resolver-svc attributes to `address` (its pages in turn), read fresh (`noCache`): at sign-in the
+   * person may just have minted or been given a name. Then says what it found.
+   */
   async function discover(address: Address): Promise<void> {
     showStatus(discovery, 'Looking for the names of this wallet…', 'busy');
     const failed = new Set<string>();
-    let found = 0;
+    let found = false;
     let cursor: string | undefined;
     let pages = 0;
     try {
       do {
-        const page = await resolver.names(address, { network: config.network, cursor });
+        const page = await resolver.names(address, { network: config.network, noCache: true, cursor });
         if (session.current.account !== address) return;
         for (const source of page.failedSources) failed.add(source);
         const names = fromAddressNames(page);
-        found += names.length;
+        found ||= names.length > 0;
         add(names);
         cursor = page.nextCursor ?? undefined;
         pages++;
@@ -286,14 +291,15 @@ export function namesSection(
       showError(discovery, err);
       return;
     }
-    const more = cursor ? ` (the first ${pages} pages; there are more)` : '';
+    const more = cursor ? ` (the first ${pages} pages of them: there are more)` : '';
     if (failed.size) {
       showStatus(
         discovery,
-        `Found ${found} name(s)${more}, but ${[...failed].join(', ')} did not answer: names from there are missing.`,
+        `Some names may be missing: ${[...failed].join(', ')} did not answer${more}.`,
         'warn',
       );
-    } else if (found) showStatus(discovery, `Found ${found} name(s) of this wallet${more}.`, 'idle');
+    } else if (found)
+      showStatus(discovery, `Below: the names this platform found for this wallet${more}.`, 'idle');
     else
       showStatus(
         discovery,
