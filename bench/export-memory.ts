@@ -18,7 +18,11 @@ import { hashApiKey } from '@nrp/auth';
 import { loadConfig } from '@nrp/server';
 import { startServiceProcess } from '@nrp/testkit/src/service-process';
 import { configSchema } from '../apps/offchain-svc/src/config';
-import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
+import {
+  migrateDatabase,
+  openDatabase,
+  type OffchainDatabaseHandle,
+} from '../apps/offchain-svc/src/data/database';
 import { deploymentNodeOptions } from './production-env';
 import { markdownTable } from './table';
 
@@ -113,9 +117,10 @@ async function main(): Promise<void> {
   for (const extension of ['pg_trgm', 'btree_gin']) {
     await admin?.query(`CREATE EXTENSION IF NOT EXISTS ${extension} SCHEMA public`).catch(() => undefined);
   }
-  const db = await openDatabase(loadConfig(configSchema, dbEnv));
+  const db = openDatabase(loadConfig(configSchema, dbEnv));
   const seedStarted = performance.now();
   try {
+    await migrateDatabase(db);
     await seed(db, parents.small, SMALL_ROWS, false);
     await seed(db, parents.maximal, MAXIMAL_ROWS, true);
   } finally {

@@ -22,7 +22,7 @@ import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../apps/offchain-svc/src/config';
-import { issueApiKey } from '../apps/offchain-svc/src/api-keys';
+import { issueApiKey } from '../apps/offchain-svc/src/keys/api-keys';
 import { openDatabase, type OffchainDatabaseHandle } from '../apps/offchain-svc/src/data/database';
 import { createService } from '../apps/offchain-svc/src/service';
 import { markdownTable } from './table';
@@ -442,7 +442,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '10000000',
     GATEWAY_SIGNER_KEY: GATEWAY_KEY,
   });
-  const db = await openDatabase(config);
+  const db = openDatabase(config);
   const instance = await createService(config, createLogger('bench', 'silent'));
   const server: Server = instance.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

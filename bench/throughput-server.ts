@@ -12,7 +12,7 @@ import type { CreateSubnameData } from '@nrp/api';
 import { createApp, createLogger, defineRoute, loadConfig } from '@nrp/server';
 import { configSchema as offchainConfigSchema } from '../apps/offchain-svc/src/config';
 import { createService as createOffchainService } from '../apps/offchain-svc/src/service';
-import { applyWrites, toWrite } from '../apps/offchain-svc/src/subname-writes';
+import { applyWrites, toWrite } from '../apps/offchain-svc/src/subnames/writes';
 import { startResolverService } from '../apps/resolver-svc/dev/fixture';
 
 export type ThroughputServerKind = 'bare' | 'floor' | 'resolver' | 'offchain';

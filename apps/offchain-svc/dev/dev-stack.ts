@@ -6,7 +6,7 @@ import { deployContract, l2NameResolverArtifact, signedOffchainResolverArtifact 
 import { createOffchainClient, type CreateSubnameInput } from '@nrp/client';
 import { labelhash, namehash } from '@nrp/ens';
 import { DEV_L2_PARENT, ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
-import { API_KEY_PREFIX } from '../src/api-keys';
+import { API_KEY_PREFIX } from '../src/keys/api-keys';
 
 /** Where a local webhook receiver listens in development (`npm start`), unless WEBHOOK_ALLOWED_ORIGINS says otherwise. */
 export const DEV_WEBHOOK_ORIGINS = 'http://127.0.0.1:4000,http://localhost:4000';

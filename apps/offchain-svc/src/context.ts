@@ -2,13 +2,13 @@ import type { PlatformEvent } from '@nrp/api';
 import type { NonceStore } from '@nrp/auth';
 import type { NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
-import type { AnswerCache } from './answer-cache';
+import type { AnswerCache } from './gateway/answer-cache';
 import type { Config } from './config';
-import type { GatewayRecordReads } from './gateway-reads';
-import type { L2Gateway } from './l2-gateway-answers';
+import type { GatewaySigning, L2Gateway } from './gateway/answers';
+import type { GatewayRecordReads } from './gateway/record-reads';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
-import type { NameControlReader } from './name-control';
+import type { NameControlReader } from './keys/name-control';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
 export interface OffchainContext extends ServiceContext<Config> {
@@ -32,7 +32,9 @@ export interface OffchainContext extends ServiceContext<Config> {
   };
   /** The gateway's reads of records, shared by concurrent lookups (see `GatewayRecordReads`). */
   gatewayReads: GatewayRecordReads;
-  /** The CCIP-Read gateway of L2 names: the L2 record reader, its short answer cache (never invalidated), signing. */
+  /** How both CCIP-Read gateways sign: the gateway key, the answers' TTL, this context's clock. */
+  gatewaySigning: GatewaySigning;
+  /** The CCIP-Read gateway of L2 names: the L2 record reader and its short answer cache (never invalidated). */
   l2Gateway: L2Gateway;
 }
 

@@ -18,20 +18,17 @@ import { pruneIdempotencyKeys } from './data/idempotency';
 import { NONCE_TABLE } from './data/migrations';
 import { pruneSessions } from './data/sessions';
 import type { OffchainContext, WebhookSettings } from './context';
-import { eventRecorder } from './events';
-import { cachedNameControl } from './name-control';
-import { authRoutes } from './routes/auth';
-import { keyRoutes } from './routes/keys';
-import { parentRoutes } from './routes/parents';
-import { AnswerCache } from './answer-cache';
-import { GatewayRecordReads } from './gateway-reads';
-import { createL2RecordReader } from './l2-records';
-import { recordChanges } from './record-changes';
-import { eventRoutes } from './routes/events';
-import { gatewayRoutes } from './routes/gateway';
-import { subnameRoutes } from './routes/subnames';
-import { webhookRoutes } from './routes/webhooks';
-import { webhookDispatcher } from './webhook-delivery';
+import { eventRecorder } from './webhooks/events';
+import { cachedNameControl } from './keys/name-control';
+import { keyRoutes } from './keys/routes';
+import { AnswerCache } from './gateway/answer-cache';
+import { createL2RecordReader } from './gateway/l2-records';
+import { GatewayRecordReads } from './gateway/record-reads';
+import { gatewayRoutes } from './gateway/routes';
+import { recordChanges } from './subnames/record-changes';
+import { subnameRoutes } from './subnames/routes';
+import { webhookRoutes } from './webhooks/routes';
+import { webhookDispatcher } from './webhooks/delivery';
 import { version } from '../package.json';
 import { commonProblems } from '@nrp/validation';
 
@@ -92,11 +89,11 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   overrides = {},
 ) => {
   // The handle owns the connection: it is pinged and closed here; everything else queries its Kysely, `db`.
-  const database = overrides.database ?? (await openDatabase(config));
+  const database = overrides.database ?? openDatabase(config);
   const { db } = database;
   const onShutdown: Array<() => Promise<void>> = overrides.database ? [] : [() => database.close()];
   await startUpSteps(onShutdown, async () => {
-    if (overrides.database) await migrateDatabase(overrides.database);
+    await migrateDatabase(database);
     if (config.BOOTSTRAP_API_KEY_HASH) {
       const parents = config.BOOTSTRAP_API_KEY_PARENTS ?? [];
       await upsertApiKey(db, {
@@ -139,11 +136,6 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     }),
     // Its own cache: no key can meet an offchain answer, and offchain writes never drop L2 answers.
     cache: new AnswerCache({ ...cacheLimits, ttlMs: config.L2_ANSWER_CACHE_MS, now: () => now().getTime() }),
-    signing: {
-      signerKey: config.GATEWAY_SIGNER_KEY,
-      ttlSeconds: config.GATEWAY_TTL_SECONDS,
-      now: () => now().getTime(),
-    },
   };
   const changes = recordChanges(Object.values(caches), logger, redis, onShutdown);
   const context: OffchainContext = {
@@ -158,16 +150,18 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     now,
     caches,
     gatewayReads: new GatewayRecordReads(db, () => caches.gateway.generation()),
+    gatewaySigning: {
+      signerKey: config.GATEWAY_SIGNER_KEY,
+      ttlSeconds: config.GATEWAY_TTL_SECONDS,
+      now: () => now().getTime(),
+    },
     l2Gateway,
   };
 
   const routes = [
     ...subnameRoutes(context),
-    ...authRoutes(context),
     ...keyRoutes(context),
-    ...parentRoutes(context),
     ...webhookRoutes(context),
-    ...eventRoutes(context),
     ...gatewayRoutes(context, {
       redis,
       onAnswer: (outcome) => metrics.gatewayAnswers.inc({ outcome }),

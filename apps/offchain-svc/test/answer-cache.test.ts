@@ -7,7 +7,7 @@ import { dnsEncode, namehash } from '@nrp/ens';
 import { createTestDatabase } from '@nrp/testkit/src/database';
 import { startTestService as startHarness } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { createDatabase } from '@nrp/db';
 import { createLogger, DEPENDENCY_RETRY_AFTER_SECONDS, loadConfig, type ServiceInstance } from '@nrp/server';
 import { postgresServerAvailable, startPostgresServer, until, type TestPostgresServer } from '@nrp/testkit';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 import { configSchema } from '../src/config';
 import type { OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';

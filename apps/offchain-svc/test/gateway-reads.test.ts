@@ -24,7 +24,7 @@ import type { OffchainContext } from '../src/context';
 import type { OffchainDatabaseHandle } from '../src/data/database';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { applyWrites, toWrite } from '../src/subname-writes';
+import { applyWrites, toWrite } from '../src/subnames/writes';
 
 const serverUrl = sharedPostgresUrl();
 const runs = requireParts(

@@ -8,7 +8,7 @@ import { hashApiKey } from '@nrp/auth';
 import { createLogger, loadConfig } from '@nrp/server';
 import { createTestDatabase, type TestDatabase } from '@nrp/testkit/src/database';
 import { configSchema } from '../src/config';
-import { verifyApiKey } from '../src/api-keys';
+import { verifyApiKey } from '../src/keys/api-keys';
 import { KeysUsageError, runKeysCommand } from '../src/cli/keys-command';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';

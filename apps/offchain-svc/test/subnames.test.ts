@@ -5,7 +5,7 @@ import { namehash } from '@nrp/ens';
 import { listenForTests } from '@nrp/testkit';
 import { ALICE, BOB, BTC, IPFS, startTestService, type TestService } from './helpers';
 import { revokeApiKey } from '../src/data/api-keys';
-import { issueApiKey } from '../src/api-keys';
+import { issueApiKey } from '../src/keys/api-keys';
 
 describe('offchain subnames API', () => {
   let svc: TestService;

@@ -6,7 +6,7 @@ import { hashApiKey } from '@nrp/auth';
 import { ALICE, startTestService, type TestService } from './helpers';
 import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
-import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhook-delivery';
+import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhooks/delivery';
 
 const INGEST_TOKEN = 'ingest-token-0123456789abcdef0123456789';
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { normalizeName } from '@nrp/ens';
 import type { OffchainContext } from '../context';
 import { listApiKeys, revokeApiKey } from '../data/api-keys';
-import { issueApiKey } from '../api-keys';
+import { issueApiKey } from '../keys/api-keys';
 
 export const KEYS_USAGE = `Usage:
   keys create --parent <name> [--parent <name> ...] [--note <text>]   issue a key (printed once)

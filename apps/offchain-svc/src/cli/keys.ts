@@ -6,7 +6,7 @@
  */
 import { databaseEnvSchema } from '@nrp/db';
 import { loadConfig } from '@nrp/server';
-import { openDatabase } from '../data/database';
+import { migrateDatabase, openDatabase } from '../data/database';
 import { KEYS_USAGE, KeysUsageError, runKeysCommand } from './keys-command';
 
 async function run(): Promise<number> {
@@ -15,8 +15,9 @@ async function run(): Promise<number> {
     console.log(KEYS_USAGE);
     return argv.length === 0 ? 1 : 0;
   }
-  const database = await openDatabase(loadConfig(databaseEnvSchema));
+  const database = openDatabase(loadConfig(databaseEnvSchema));
   try {
+    await migrateDatabase(database);
     return await runKeysCommand({ db: database.db }, argv, (line) => console.log(line));
   } finally {
     await database.close();

@@ -13,18 +13,12 @@ export type OffchainDatabaseHandle = DatabaseHandle<OffchainDatabase>;
 /** PostgreSQL extensions the migrations create; PGlite must load their modules when it opens. */
 export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin };
 
-/** Opens the service's database from its config (PostgreSQL, or PGlite with its extensions) and migrates it. */
-export async function openDatabase(config: DatabaseEnv): Promise<OffchainDatabaseHandle> {
-  const handle = databaseFromEnv<OffchainDatabase>(config, PGLITE_EXTENSIONS);
-  try {
-    await migrateDatabase(handle);
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-  return handle;
+/** The service's database as the config describes it (PostgreSQL, or PGlite with its extensions), not migrated yet. */
+export function openDatabase(config: DatabaseEnv): OffchainDatabaseHandle {
+  return databaseFromEnv<OffchainDatabase>(config, PGLITE_EXTENSIONS);
 }
 
-export function migrateDatabase(handle: OffchainDatabaseHandle): Promise<string[]> {
-  return migrate(handle, { table: MIGRATION_TABLE, migrations });
+/** Brings the database's tables up to this version of the service. */
+export async function migrateDatabase(handle: OffchainDatabaseHandle): Promise<void> {
+  await migrate(handle, { table: MIGRATION_TABLE, migrations });
 }

@@ -9,9 +9,9 @@ import {
   type WebhookEventType,
 } from '@nrp/api';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainContext, WebhookSettings } from './context';
-import type { DeliveryStatus } from './data/schema';
+import type { ApiKeyRow } from '../data/api-keys';
+import type { OffchainContext, WebhookSettings } from '../context';
+import type { DeliveryStatus } from '../data/schema';
 import {
   deleteWebhook,
   insertWebhook,
@@ -19,8 +19,8 @@ import {
   listWebhooks,
   scheduleRedelivery,
   webhookBelongsTo,
-} from './data/webhooks';
-import { offchainProblems } from './problems';
+} from '../data/webhooks';
+import { offchainProblems } from '../problems';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */

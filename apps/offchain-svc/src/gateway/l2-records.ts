@@ -12,8 +12,8 @@ import {
 import { namehash } from '@nrp/ens';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, upstreamDetail } from '@nrp/server';
 import { commonProblems, ProblemError, type ProblemDef } from '@nrp/validation';
-import type { RecordCall } from './gateway';
-import { offchainProblems } from './problems';
+import type { RecordCall } from './lookup';
+import { offchainProblems } from '../problems';
 
 export interface L2RecordReader {
   /** Whether `registry` is one of the L2Registry contracts configured for `network` (any letter case). */

@@ -3,15 +3,15 @@ import { parentOf } from '@nrp/ens';
 import type { Response } from 'express';
 import { MAX_ANSWER_BYTES, renderJson, sendRenderedJson, type RenderedJson } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { AnswerCache } from './answer-cache';
-import { assertKeyAllowsParent } from './api-keys';
-import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainContext } from './context';
-import { searchSubnames, type SubnamePosition } from './data/subname-search';
-import { deleteSubname, findSubnameByName, findSubnameByNamehash } from './data/subnames';
-import { subnameEvent } from './events';
-import { offchainProblems } from './problems';
-import { applyWrites, toWrite, type SavedSubname } from './subname-writes';
+import type { AnswerCache } from '../gateway/answer-cache';
+import { assertKeyAllowsParent } from '../keys/api-keys';
+import type { ApiKeyRow } from '../data/api-keys';
+import type { OffchainContext } from '../context';
+import { searchSubnames, type SubnamePosition } from '../data/subname-search';
+import { deleteSubname, findSubnameByName, findSubnameByNamehash } from '../data/subnames';
+import { subnameEvent } from '../webhooks/events';
+import { offchainProblems } from '../problems';
+import { applyWrites, toWrite, type SavedSubname } from './writes';
 
 function notFound(what: string): ProblemError {
   return new ProblemError(offchainProblems.SUBNAME_NOT_FOUND, `No offchain subname ${what}.`);

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { assertKeyAllowsParent } from './api-keys';
-import type { ApiKeyRow } from './data/api-keys';
-import type { OffchainContext } from './context';
-import type { OffchainDatabase } from './data/schema';
-import { readExportPage, type ExportPage } from './data/subname-export';
-import { toSubname } from './data/subnames';
+import { assertKeyAllowsParent } from '../keys/api-keys';
+import type { ApiKeyRow } from '../data/api-keys';
+import type { OffchainContext } from '../context';
+import type { OffchainDatabase } from '../data/schema';
+import { readExportPage, type ExportPage } from '../data/subname-export';
+import { toSubname } from '../data/subnames';
 
 /** Records read per query, and handed out per page: at most this many, and this many bytes. */
 export const EXPORT_PAGE = { limit: 1000, maxBytes: 1024 * 1024 };

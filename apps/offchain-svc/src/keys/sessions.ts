@@ -11,8 +11,8 @@ import { NETWORK_NAMES } from '@nrp/chain';
 import type { Session } from '@nrp/api';
 import { RequestValue } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { OffchainContext } from './context';
-import { deleteSession, findLiveSession, insertSession } from './data/sessions';
+import type { OffchainContext } from '../context';
+import { deleteSession, findLiveSession, insertSession } from '../data/sessions';
 
 export const SESSION_TOKEN_PREFIX = 'session';
 /** The nonce scope of a sign-in (POST /api/v1/auth/nonce issues only this one). */

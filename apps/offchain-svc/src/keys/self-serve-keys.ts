@@ -3,9 +3,9 @@ import { isNetworkName, type NameControl, type NetworkName } from '@nrp/chain';
 import { getAddress } from 'ethers';
 import { ProblemError } from '@nrp/validation';
 import { issueApiKey } from './api-keys';
-import type { OffchainContext } from './context';
-import { listIssuedApiKeys, revokeIssuedApiKey, type ApiKeyRow } from './data/api-keys';
-import { offchainProblems } from './problems';
+import type { OffchainContext } from '../context';
+import { listIssuedApiKeys, revokeIssuedApiKey, type ApiKeyRow } from '../data/api-keys';
+import { offchainProblems } from '../problems';
 import type { SignedInSession } from './sessions';
 
 type CreateKeyRequest = Required<Pick<CreateKeyInput, 'parentName' | 'includeDescendants'>> & {

@@ -3,9 +3,9 @@ import { apiKeyMatches, generateApiKey, hashApiKey } from '@nrp/auth';
 import { isNetworkName } from '@nrp/chain';
 import { RequestValue } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import type { OffchainContext } from './context';
-import { findActiveApiKeyByHash, insertApiKey, touchApiKey, type ApiKeyRow } from './data/api-keys';
-import { offchainProblems } from './problems';
+import type { OffchainContext } from '../context';
+import { findActiveApiKeyByHash, insertApiKey, touchApiKey, type ApiKeyRow } from '../data/api-keys';
+import { offchainProblems } from '../problems';
 
 export const API_KEY_HEADER = 'x-auth-token';
 export const API_KEY_PREFIX = 'offchain';

@@ -13,10 +13,10 @@ import {
 } from '@nrp/api';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems, ProblemError } from '@nrp/validation';
-import { requireApiKey, verifiedApiKey } from '../api-keys';
-import { bulkImport } from '../bulk-import';
+import { requireApiKey, verifiedApiKey } from '../keys/api-keys';
+import { bulkImport } from './bulk-import';
 import { offchainProblems } from '../problems';
-import { exportSubnames } from '../subname-export';
+import { exportSubnames } from './export';
 import { streamNdjson } from './ndjson-stream';
 import {
   createOrUpdateSubname,
@@ -24,7 +24,7 @@ import {
   answerSubname,
   answerSubnameByNamehash,
   removeSubname,
-} from '../subnames';
+} from './subnames';
 import type { OffchainContext } from '../context';
 
 const TAG = ['subnames'];

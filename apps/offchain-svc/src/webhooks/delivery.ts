@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { OutboundUrlRefusedError, outboundRequest } from '@nrp/chain';
-import type { OffchainContext, WebhookSettings } from './context';
+import type { OffchainContext, WebhookSettings } from '../context';
 import {
   claimDueDeliveries,
   recordAttemptOutcome,
   type AttemptOutcome,
   type ClaimedAttempt,
-} from './data/webhooks';
+} from '../data/webhooks';
 import { WEBHOOK_SECRET_PREFIX } from './webhooks';
 
 /** The longest wait between two attempts. */

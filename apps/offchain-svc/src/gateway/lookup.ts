@@ -1,7 +1,7 @@
 import { dnsDecode, encodeAddress, encodeContenthash, normalizeName } from '@nrp/ens';
 import { ProblemError, type ProblemDef } from '@nrp/validation';
-import type { GatewayRecords } from './data/subnames';
-import { offchainProblems } from './problems';
+import type { GatewayRecords } from '../data/subnames';
+import { offchainProblems } from '../problems';
 
 /** Calls one multicall may carry: a whole profile (ENSIP-22) is about 20; a name holds at most 150 records. */
 export const MAX_MULTICALL_CALLS = 200;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { OffchainSubname, PlatformEvent, WebhookEventType } from '@nrp/api';
-import { recordEvents } from './data/events';
-import type { OffchainDatabase } from './data/schema';
-import type { EventRecorder, OffchainContext } from './context';
-import type { RecordChanges } from './record-changes';
+import { recordEvents } from '../data/events';
+import type { OffchainDatabase } from '../data/schema';
+import type { EventRecorder, OffchainContext } from '../context';
+import type { RecordChanges } from '../subnames/record-changes';
 
 /**
  * The recorder whose deliveries are retried for `retryWindowMs` after the event, and whose transactions tell

@@ -8,8 +8,8 @@ import {
 } from '@nrp/chain';
 import { namehash } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
-import type { OffchainContext } from './context';
-import { offchainProblems } from './problems';
+import type { OffchainContext } from '../context';
+import { offchainProblems } from '../problems';
 
 /** Our offchain resolver on `network` (the one whose gateway is this service), or 503. */
 function ourResolver(ctx: Pick<OffchainContext, 'config'>, network: NetworkName): string {

@@ -8,12 +8,12 @@ import {
   validationProblem,
   type FieldError,
 } from '@nrp/validation';
-import { keyAllowsParent } from './api-keys';
-import type { ApiKeyRow } from './data/api-keys';
-import { claimIdempotencyKey, storeAnswer } from './data/idempotency';
-import type { OffchainContext } from './context';
-import { offchainProblems } from './problems';
-import { applyWrites, toWrite } from './subname-writes';
+import { keyAllowsParent } from '../keys/api-keys';
+import type { ApiKeyRow } from '../data/api-keys';
+import { claimIdempotencyKey, storeAnswer } from '../data/idempotency';
+import type { OffchainContext } from '../context';
+import { offchainProblems } from '../problems';
+import { applyWrites, toWrite } from './writes';
 
 export interface BulkImportRequest {
   apiKey: ApiKeyRow;

@@ -1,10 +1,10 @@
 import { namehash } from '@nrp/ens';
 import type { CreateSubnameData, OffchainSubname } from '@nrp/api';
 import type { Kysely } from 'kysely';
-import type { OffchainDatabase } from './data/schema';
-import { upsertSubname, upsertSubnames, type SubnameWrite } from './data/subnames';
-import type { EventRecorder } from './context';
-import { subnameEvent } from './events';
+import type { OffchainDatabase } from '../data/schema';
+import { upsertSubname, upsertSubnames, type SubnameWrite } from '../data/subnames';
+import type { EventRecorder } from '../context';
+import { subnameEvent } from '../webhooks/events';
 
 function toMap(
   entries: Array<{ key: string; value: string }> | undefined,

@@ -1,7 +1,7 @@
 /** The gateway's cold reads of records, coalesced: one query serves every lookup that can share it. */
 import type { Kysely } from 'kysely';
-import type { OffchainDatabase } from './data/schema';
-import { findRecordsByNames, type GatewayRecords } from './data/subnames';
+import type { OffchainDatabase } from '../data/schema';
+import { findRecordsByNames, type GatewayRecords } from '../data/subnames';
 
 /** At most this many distinct names in one query; more waiting together go in several. */
 const MAX_NAMES_PER_READ = 100;
