@@ -103,15 +103,11 @@ export function namesSection(
         h('dd', badge ? { class: `badge ${badge}` } : {}, value),
       ]),
     );
-  const expiryFact = (owned: OwnedName): Array<[string, string]> =>
-    owned.expiry === undefined
-      ? []
-      : [
-          [
-            'Expires',
-            owned.expiry === null ? 'never' : new Date(owned.expiry * 1000).toISOString().slice(0, 10),
-          ],
-        ];
+  /** A minted name's expiry; none on an unwrapped L1 name (it lasts as its parent does), never on an L2 one. */
+  const expiryFact = (owned: OwnedName): Array<[string, string]> => {
+    if (owned.expiry) return [['Expires', new Date(owned.expiry * 1000).toISOString().slice(0, 10)]];
+    return owned.expiry === null && kindOf(owned) === 'l2' ? [['Expires', 'never']] : [];
+  };
 
   /** A name on the page's L1: its controller, resolver and setup, and (for its controller) what to do next. */
   function renderOnchain(item: HTMLLIElement, owned: OwnedName, setup: ParentSetup): void {
