@@ -16,6 +16,11 @@ const noTestDirs = {
   message:
     "bench/ never imports a test/ directory: what a bench shares with tests lives in the app's dev/ or a lib.",
 };
+const noOtherServiceTests = {
+  regex: '(^|/)apps/[a-z-]+/test(/|$)|^\\.\\./\\.\\./[a-z-]+/test(/|$)',
+  message:
+    "a service's tests never import another service's test files: shared builders live in @nrp/testkit (a peer service is built by its own createService).",
+};
 const noDataLayer = {
   regex: '(^|/)data(/|$)',
   message:
@@ -128,17 +133,25 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictImports([noTestkit]) },
   },
   {
+    // A service grouped by capability keeps each capability's routes in `src/<capability>/routes.ts`.
+    files: ['apps/*/src/routes/**/*.ts', 'apps/*/src/*/routes.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestkit, noDataLayer]) },
+  },
+  {
+    files: ['apps/*/test/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noOtherServiceTests]) },
+  },
+  {
     files: ['apps/console/src/**/*.ts'],
     rules: { 'no-restricted-imports': restrictImports([noTestkit, noDeepImports]) },
   },
   {
-    files: ['apps/console/test/**/*.ts', 'apps/console/scripts/**/*.ts'],
-    rules: { 'no-restricted-imports': restrictImports([noDeepImports]) },
+    files: ['apps/console/test/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noOtherServiceTests, noDeepImports]) },
   },
   {
-    // A service grouped by capability keeps each capability's routes in `src/<capability>/routes.ts`.
-    files: ['apps/*/src/routes/**/*.ts', 'apps/*/src/*/routes.ts'],
-    rules: { 'no-restricted-imports': restrictImports([noTestkit, noDataLayer]) },
+    files: ['apps/console/scripts/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noDeepImports]) },
   },
   {
     files: ['bench/**/*.ts'],

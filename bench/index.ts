@@ -24,7 +24,7 @@ import { configSchema } from '../apps/mint-svc/src/config';
 import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { latestCheckpoints } from '../apps/mint-svc/src/data/names-index';
 import { createService } from '../apps/mint-svc/src/service';
-import { signMintContext } from '../apps/mint-svc/src/sign-mint';
+import { signMintContext } from '../apps/mint-svc/src/mint/sign-mint';
 import { markdownTable } from './table';
 
 const MINTS = Number(process.env.BENCH_INDEX_MINTS ?? 10_000);

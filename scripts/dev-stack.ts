@@ -1,8 +1,9 @@
 /**
  * `npm start`: the whole platform on embedded defaults. anvil as Sepolia (chain id 11155111, ENS at Sepolia's
  * addresses, so clients configured for Sepolia work as they are) with demo names, a second anvil as Base Sepolia
- * (84532, a block every 2 s as Base) with our L2Registry of `l2.eth`, then the four services in this process on
- * PGlite and local blob storage under `.data/`.
+ * (84532, a block every 2 s as Base) with our L2Registries of `l2.eth` (signed gateway) and `proven.eth` (storage
+ * proofs against the L2 output roots a proposer posts on the L1 every PROPOSE_EVERY_MS), then the four services in
+ * this process on PGlite and local blob storage under `.data/`.
  * The console (apps/console) is served on CONSOLE_PORT (3000). Writes `.data/dev-stack.json`; Ctrl-C stops everything, anvil included.
  */
 import { randomBytes } from 'node:crypto';
@@ -29,7 +30,10 @@ import {
   type EnsFixture,
   startAnvil,
   DEV_L2_PARENT,
+  DEV_PROVEN_L2_PARENT,
   deployDevL2Parent,
+  deployDevProvenL2Parent,
+  type DevProvenL2Parent,
 } from '@nrp/testkit';
 import * as metadata from '../apps/metadata-svc/dev/dev-stack';
 import * as metadataService from '../apps/metadata-svc/src/service';
@@ -45,6 +49,9 @@ import * as resolverService from '../apps/resolver-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
 import { buildConsolePage } from '../apps/console/scripts/build';
 import { createConsoleServer } from '../apps/console/src/server';
+
+/** How often the proposer posts the L2's latest output root on L1 (three 2-second L2 blocks). */
+const PROPOSE_EVERY_MS = 6000;
 
 export interface ServiceModule {
   key: keyof DevStackContext['services'];
@@ -168,6 +175,8 @@ export async function stopDevChains(chains: DevChains): Promise<void> {
 
 export interface DevChain {
   ctx: DevStackContext;
+  /** `proven.eth`: its registry, resolver and the rollup whose proposer `npm start` runs. */
+  provenL2: DevProvenL2Parent;
   /** What each service's hook added, in `services` order. */
   contributions: Map<ServiceModule, DevStackContribution>;
 }
@@ -185,14 +194,30 @@ export async function prepareDevChain(
   seed?: (ens: EnsFixture, owner: string) => Promise<void>,
 ): Promise<DevChain> {
   const { l1: anvil, l2 } = chains;
-  const [owner] = anvil.accounts;
-  if (!owner) throw new Error('anvil started without accounts');
+  const [owner, , , , , , , rollupOperator] = anvil.accounts;
+  if (!owner || !rollupOperator) throw new Error('anvil started without accounts');
   const ens = await deployEns(anvil.rpcUrl, owner.privateKey);
   try {
     await seedDemoNames(ens, owner.address);
     await seed?.(ens, owner.address);
     const l2Registry = await deployDevL2Parent(ens, l2, owner);
-    const contracts: Record<string, string> = { ...ens.addresses, l2Registry };
+    const provenL2 = await deployDevProvenL2Parent(
+      ens,
+      chains,
+      owner,
+      rollupOperator,
+      `${urls.offchain}/api/v1/gateway/proofs/base-sepolia`,
+    );
+    const contracts: Record<string, string> = {
+      ...ens.addresses,
+      l2Registry,
+      provenL2Registry: provenL2.registry,
+      provenL2Resolver: provenL2.resolver,
+      l2OutputOracle: provenL2.rollup.l2OutputOracle,
+      optimismPortal: provenL2.rollup.optimismPortal,
+      l2OutputFinder: provenL2.rollup.outputFinder,
+      provenL2Verifier: provenL2.rollup.verifier,
+    };
     const ctx: DevStackContext = {
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,
@@ -212,7 +237,12 @@ export async function prepareDevChain(
         SEPOLIA_REVERSE_REGISTRAR: ens.addresses.reverseRegistrar,
         SEPOLIA_UNIVERSAL_RESOLVER: ens.addresses.universalResolver,
         BASE_SEPOLIA_RPC_URL: l2.rpcUrl,
-        BASE_SEPOLIA_L2_REGISTRIES: l2Registry,
+        BASE_SEPOLIA_L2_REGISTRIES: `${l2Registry},${provenL2.registry}`,
+        // offchain-svc proves proven.eth's records against the dev rollup's output oracle, read at the latest block.
+        BASE_SEPOLIA_PROOF_OPTIMISM_PORTAL: provenL2.rollup.optimismPortal,
+        BASE_SEPOLIA_PROOF_OUTPUT_FINDER: provenL2.rollup.outputFinder,
+        L2_PROOF_L1_BLOCK_TAG: 'latest',
+        L2_PROOF_COMMIT_POLL_MS: '1000',
         // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy
         CCIP_READ_ALLOWED_ORIGINS: new URL(urls.offchain).origin,
         // metadata-svc and mint-svc relay their webhook events to offchain-svc with this token (fresh per run).
@@ -225,7 +255,7 @@ export async function prepareDevChain(
       Object.assign(contracts, contribution.contracts);
       contributions.set(service, contribution);
     }
-    return { ctx, contributions };
+    return { ctx, contributions, provenL2 };
   } finally {
     ens.destroy();
   }
@@ -239,12 +269,14 @@ async function main(): Promise<void> {
   const { l1: anvil, l2 } = chains;
   const consolePort = port('CONSOLE_PORT', 3000);
   let consoleServer: Server | undefined;
+  let provenL2: DevProvenL2Parent | undefined;
   const running: RunningService[] = [];
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
+    provenL2?.rollup.stop();
     await Promise.all(running.map((service) => service.shutdown('SIGINT')));
     consoleServer?.closeAllConnections();
     consoleServer?.close();
@@ -258,7 +290,14 @@ async function main(): Promise<void> {
     const urls = Object.fromEntries(
       services.map((s) => [s.key, `http://${host}:${s.port}`]),
     ) as DevStackContext['services'];
-    const { ctx, contributions } = await prepareDevChain(chains, urls, dataDir, host);
+    const prepared = await prepareDevChain(chains, urls, dataDir, host);
+    const { ctx, contributions } = prepared;
+    provenL2 = prepared.provenL2;
+    // proven.eth answers from the latest posted root: post one now, then every PROPOSE_EVERY_MS.
+    await provenL2.rollup.propose();
+    provenL2.rollup.startProposer(PROPOSE_EVERY_MS, (err) =>
+      console.error('L2 output proposal failed:', err),
+    );
     // Every variable given to `npm start` (SIWE_DOMAINS, CORS_ORIGINS, …) wins over the stack's own defaults;
     // the listen address and ports are the stack's (METADATA_PORT, … set those).
     const { HOST: _host, PORT: _port, ...given } = process.env;
@@ -286,6 +325,7 @@ async function main(): Promise<void> {
       names: {
         onchain: 'demo.eth',
         l2Parent: DEV_L2_PARENT,
+        provenL2Parent: DEV_PROVEN_L2_PARENT,
         ...Object.assign({}, ...all.map((c) => c.names)),
       },
       offchainApiKey: all.find((c) => c.offchainApiKey)?.offchainApiKey ?? null,
@@ -301,7 +341,8 @@ async function main(): Promise<void> {
           ([name, url]) => `  ${name.padEnd(9)} ${url}   docs: ${url}/docs`,
         ),
         `  chain     ${anvil.rpcUrl} (chain id ${anvil.chainId}: Sepolia, ENS at Sepolia's addresses)`,
-        `  L2        ${l2.rpcUrl} (chain id ${l2.chainId}: Base Sepolia, the registry of ${DEV_L2_PARENT})`,
+        `  L2        ${l2.rpcUrl} (chain id ${l2.chainId}: Base Sepolia, the registries of ${DEV_L2_PARENT} and ${DEV_PROVEN_L2_PARENT})`,
+        `  rollup    output roots of the L2 posted on L1 every ${PROPOSE_EVERY_MS / 1000} s (${DEV_PROVEN_L2_PARENT} resolves through storage proofs)`,
         `  names     ${Object.values(stack.names).join(', ')}`,
         `  details   ${path.relative(process.cwd(), file)} (contracts, API key, demo accounts and keys)`,
       ].join('\n'),

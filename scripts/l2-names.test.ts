@@ -2,7 +2,8 @@
  * Subnames on the L2 of `npm start`, as a frontend uses them: mint `carol.l2.eth` on Base Sepolia with viem from the
  * parameters mint-svc signs, then viem, ensjs and ethers, unchanged and pointed only at the L1 RPC, resolve it
  * through the parent's L2NameResolver and offchain-svc's L2 gateway; resolver-svc and metadata-svc answer the same;
- * a transfer of the L2 token hands the right to set its records to the new holder.
+ * a transfer of the L2 token hands the right to set its records to the new holder. Under `proven.eth` the same mint
+ * resolves through ProvenL2Resolver's storage proofs once the dev rollup posts the next root.
  */
 import { addEnsContracts, createEnsPublicClient } from '@ensdomains/ensjs';
 import { getRecords } from '@ensdomains/ensjs/public';
@@ -135,36 +136,34 @@ describe('subnames on the L2 of npm start', () => {
     });
   });
 
-  it('mints carol.l2.eth on the L2 with viem from the parameters mint-svc signs, records included', async () => {
-    const carol = account(3);
+  /**
+   * Mints `label.parentName` on the L2 with viem from the parameters mint-svc signs, sent from anvil account
+   * `index` with its address (ETH and Base) and `description` as records; returns the mint answer.
+   */
+  async function mintOnL2(parentName: string, label: string, index: number, description: string) {
+    const minter = account(index);
+    const node = namehash(`${label}.${parentName}`) as Hex;
     const mint = (await serviceJson(`${stack.services.mint}/api/v1/mint`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        parentName: 'l2.eth',
-        label: 'carol',
-        minterAddress: carol.address,
-        network: 'base-sepolia',
-      }),
+      body: JSON.stringify({ parentName, label, minterAddress: minter.address, network: 'base-sepolia' }),
     })) as unknown as MintAnswer;
-    expect(mint.chainId).toBe(84532);
-    expect(mint.mintController).toBe(stack.contracts.l2MintController);
     const records = [
-      encodeFunctionData({ abi: registryAbi, functionName: 'setAddr', args: [NODE, carol.address] }),
+      encodeFunctionData({ abi: registryAbi, functionName: 'setAddr', args: [node, minter.address] }),
       encodeFunctionData({
         abi: registryAbi,
         functionName: 'setAddr',
-        args: [NODE, BigInt(BASE_COIN_TYPE), carol.address.toLowerCase() as Hex],
+        args: [node, BigInt(BASE_COIN_TYPE), minter.address.toLowerCase() as Hex],
       }),
       encodeFunctionData({
         abi: registryAbi,
         functionName: 'setText',
-        args: [NODE, 'description', 'Carol on Base'],
+        args: [node, 'description', description],
       }),
     ];
     const { content } = mint;
     await sendOnL2(
-      3,
+      index,
       mint.mintController,
       l2MintControllerArtifact.abi as Abi,
       'mint',
@@ -182,6 +181,14 @@ describe('subnames on the L2 of npm start', () => {
       ],
       BigInt(content.price) + BigInt(content.fee),
     );
+    return mint;
+  }
+
+  it('mints carol.l2.eth on the L2 with viem from the parameters mint-svc signs, records included', async () => {
+    const carol = account(3);
+    const mint = await mintOnL2('l2.eth', 'carol', 3, 'Carol on Base');
+    expect(mint.chainId).toBe(84532);
+    expect(mint.mintController).toBe(stack.contracts.l2MintController);
     expect(
       await l2.readContract({
         address: registry(),
@@ -270,4 +277,42 @@ describe('subnames on the L2 of npm start', () => {
       10_000,
     );
   }, 60_000);
+
+  it('proven.eth: a name minted on the L2 resolves from the L1 alone through storage proofs once a root is posted', async () => {
+    const erin = account(5);
+    const name = 'erin.proven.eth';
+    const mint = await mintOnL2('proven.eth', 'erin', 5, 'Erin, proven');
+    expect(mint.mintController).toBe(stack.contracts.provenL2MintController);
+    // The proposer posts a root every 6 s and offchain-svc reads the latest one every second.
+    await until(
+      async () => (await getEnsText(l1, { name, key: 'description' })) === 'Erin, proven',
+      'erin.proven.eth resolved through proofs',
+      120_000,
+    );
+    expect(await getEnsAddress(l1, { name })).toBe(erin.address);
+    const ensjs = createEnsPublicClient({
+      chain: addEnsContracts(sepolia),
+      transport: http(stack.chains.sepolia.rpcUrl),
+    });
+    const records = await getRecords(ensjs, { name, texts: ['description'], coins: ['eth', 'base'] });
+    expect(records.resolverAddress).toBe(stack.contracts.provenL2Resolver);
+    expect(records.coins.map((c) => [c.name, c.value.toLowerCase()])).toEqual([
+      ['eth', erin.address.toLowerCase()],
+      ['base', erin.address.toLowerCase()],
+    ]);
+    const ethers = new JsonRpcProvider(stack.chains.sepolia.rpcUrl);
+    try {
+      expect(await ethers.resolveName(name)).toBe(erin.address);
+      expect(await ethers.resolveName(stack.names.provenL2Subname ?? '')).toBe(account(0).address);
+    } finally {
+      ethers.destroy();
+    }
+    const profile = await serviceJson(
+      `${stack.services.resolver}/ens/v2/profile/${name}?texts=description&addresses=eth&noCache=true`,
+    );
+    expect(profile).toMatchObject({
+      texts: [{ key: 'description', value: 'Erin, proven' }],
+      resolver: stack.contracts.provenL2Resolver,
+    });
+  }, 180_000);
 });

@@ -5,6 +5,7 @@
  * runtime cannot, so one child process lints every case.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -141,6 +142,13 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: "a service's tests never import another service's test files",
+    code: `import { startOffchainService } from '../../offchain-svc/test/helpers';\nvoid startOffchainService;\n`,
+    filePath: 'apps/resolver-svc/test/fixture.test.ts',
+    allowedAt: 'scripts/fixture.test.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: 'bench/ never imports test/',
     code: `import { buildService } from '../apps/resolver-svc/test/support';\nvoid buildService;\n`,
     filePath: 'bench/fixture.ts',
@@ -168,3 +176,50 @@ it.each(violations.map((v, index) => [v.boundary, v, index] as const))(
     expect(allowed).toEqual({ filePath: violation.allowedAt, rules: [] });
   },
 );
+
+/** The `.ts` files under `dir`, recursively; none when it does not exist. */
+function tsFiles(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return tsFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('service tests use the testkit, not copies of it', () => {
+  const testkitExports = new Set(
+    tsFiles(path.join(root, 'libs/testkit/src')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)].map(
+        (match) => match[1],
+      ),
+    ),
+  );
+  const serviceTestFiles = readdirSync(path.join(root, 'apps')).flatMap((app) =>
+    ['test', 'dev'].flatMap((dir) => tsFiles(path.join(root, 'apps', app, dir))),
+  );
+
+  it('finds the testkit exports and the service test files it checks', () => {
+    expect(testkitExports).toContain('startTestService');
+    expect(testkitExports).toContain('expectProblem');
+    expect(testkitExports).toContain('expectUpstreamProblem');
+    expect(serviceTestFiles.length).toBeGreaterThan(20);
+  });
+
+  it('no service test defines a function named like a testkit export, or imports one under another name', () => {
+    const offenders = serviceTestFiles.flatMap((file) => {
+      const source = readFileSync(file, 'utf8');
+      const defined = [...source.matchAll(/\b(?:function|const|let|class) (\w+)/g)].map((match) => match[1]);
+      const renamed = [...source.matchAll(/\b(\w+) as \w+\s*[,}]/g)].map((match) => match[1]);
+      return [...defined, ...renamed]
+        .filter((name) => name !== undefined && testkitExports.has(name))
+        .map((name) => `${path.relative(root, file)}: ${name}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+});

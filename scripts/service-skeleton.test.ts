@@ -1,9 +1,11 @@
 /**
- * The one service skeleton (libs/server `ServiceFactory`): every service's `createService(config, logger,
- * overrides?)` returns `{ app, version, onShutdown, context }` with its config and logger on the context, and leaves
- * what the caller handed in open when it shuts down; the testkit harness closes that afterwards.
+ * The one service skeleton. On disk: `apps/<service>/src` holds at most `main`, `config`, `context`, `service` and
+ * `problems` loose; everything else lives in capability folders (each routes.ts → use case → `data/`), with no
+ * `routes/` folder beside them. In code (libs/server `ServiceFactory`): every service's `createService(config,
+ * logger, overrides?)` returns `{ app, version, onShutdown, context }` with its config and logger on the context, and
+ * leaves what the caller handed in open when it shuts down; the testkit harness closes that afterwards.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseConfig, ServiceContext } from '@nrp/server';
@@ -20,6 +22,22 @@ import type { OffchainDatabase } from '../apps/offchain-svc/src/data/schema';
 import * as offchain from '../apps/offchain-svc/src/service';
 import * as resolverConfig from '../apps/resolver-svc/src/config';
 import * as resolver from '../apps/resolver-svc/src/service';
+
+const SERVICES = ['metadata-svc', 'mint-svc', 'offchain-svc', 'resolver-svc'];
+const LOOSE_FILES = ['main.ts', 'config.ts', 'context.ts', 'service.ts', 'problems.ts'];
+
+describe.each(SERVICES)('%s/src layout', (name) => {
+  const entries = readdirSync(join(__dirname, '..', 'apps', name, 'src'), { withFileTypes: true });
+
+  it(`has no loose files but ${LOOSE_FILES.join(', ')}`, () => {
+    const loose = entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
+    expect(loose.filter((file) => !LOOSE_FILES.includes(file))).toEqual([]);
+  });
+
+  it('keeps routes in their capability folders (no src/routes/)', () => {
+    expect(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name)).not.toContain('routes');
+  });
+});
 
 // Closed ports: nothing here reaches a node.
 const noChain = { MAINNET_RPC_URL: 'http://127.0.0.1:9', SEPOLIA_RPC_URL: 'http://127.0.0.1:9' };

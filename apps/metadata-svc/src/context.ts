@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PgNonceStore } from '@nrp/auth';
-import type { L2NetworkName, NetworkName } from '@nrp/chain';
+import type { L2NetworkName, L2ParentDirectory, NetworkName } from '@nrp/chain';
 import type { ServiceContext } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
 import type { AvatarResolutions, VariantAnswers } from './avatars/caches';
@@ -10,7 +10,7 @@ import type { MetadataDb } from './data/schema';
 import type { SvgPurifier } from './images/svg-purifier';
 import type { ImageBudget, ImageWork } from './images/work';
 import type { NetworkAccess } from './names/ens-state';
-import type { L2NetworkAccess, L2ParentNames } from './names/l2-registries';
+import type { L2NetworkAccess } from './names/l2-registries';
 import type { OffchainClient } from './names/offchain-client';
 import type { NameRenderer } from './tokens/render';
 import type { TokenCache } from './tokens/token-cache';
@@ -28,7 +28,7 @@ export interface MetadataContext extends ServiceContext<Config> {
   /** The L2s and the registries served there (token metadata of L2 subnames). */
   l2Networks: Record<L2NetworkName, L2NetworkAccess>;
   /** Parent names of the L2 registries, read once each (immutable on chain). */
-  l2ParentNames: L2ParentNames;
+  l2ParentNames: L2ParentDirectory;
   offchain: OffchainClient;
   now: () => Date;
   /** Records `image.*` events in the transaction of the change (the event outbox, relayed to offchain-svc). */

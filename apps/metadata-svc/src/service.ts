@@ -3,7 +3,8 @@ import { Gauge } from 'prom-client';
 import {
   createL2Providers,
   createNetworkProviders,
-  l2EnvPrefix,
+  envPrefix,
+  L2ParentDirectory,
   l2NetworksFromEnv,
   L2_NETWORK_NAMES,
   NETWORK_NAMES,
@@ -34,7 +35,6 @@ import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MetadataDb } from './data/schema'
 import { SvgPurifier } from './images/svg-purifier';
 import { ImageWork, imageBudget } from './images/work';
 import type { NetworkAccess } from './names/ens-state';
-import { L2ParentNames } from './names/l2-registries';
 import { createOffchainClient } from './names/offchain-client';
 import { signInRoutes } from './sign-in/routes';
 import { NameRenderer } from './tokens/render';
@@ -136,7 +136,7 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
     nonces: createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS }),
     networks,
     l2Networks,
-    l2ParentNames: new L2ParentNames(),
+    l2ParentNames: new L2ParentDirectory(l2Providers),
     offchain: createOffchainClient(config.OFFCHAIN_URL, config.OFFCHAIN_TIMEOUT_MS),
     now: overrides.now ?? (() => new Date()),
     imageEvents: imageEventsTo(
@@ -174,12 +174,12 @@ export const createService: ServiceFactory<Config, MetadataContext, MetadataOver
   };
   for (const name of NETWORK_NAMES) {
     // Only networks given an RPC URL are checked: the public defaults are for development.
-    if (config[`${name.toUpperCase() as 'MAINNET' | 'SEPOLIA'}_RPC_URL`]) {
+    if (config[`${envPrefix(name)}_RPC_URL`]) {
       readiness[`rpc:${name}`] = () => networks[name].provider.getBlockNumber();
     }
   }
   for (const name of L2_NETWORK_NAMES) {
-    if (config[`${l2EnvPrefix(name) as 'BASE' | 'BASE_SEPOLIA'}_RPC_URL`]) {
+    if (config[`${envPrefix(name)}_RPC_URL`]) {
       readiness[`rpc:${name}`] = () => l2Networks[name].provider.getBlockNumber();
     }
   }

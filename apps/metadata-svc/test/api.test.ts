@@ -7,7 +7,15 @@ import { createMetadataClient, metadataResponseSchemas, ServiceError } from '@nr
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
 import { signSignInMessage, type EnsChain } from '@nrp/testkit';
 import { stableImageUrl } from '../src/uploads/stable-url';
-import { buildMessage, png, startEnsChain, startHarness, walletOf, BASE_URL, type Harness } from './support';
+import {
+  buildMessage,
+  png,
+  startEnsChain,
+  startMetadataService,
+  walletOf,
+  BASE_URL,
+  type MetadataService,
+} from './support';
 
 let chain: EnsChain;
 let alice: Wallet;
@@ -24,9 +32,9 @@ afterAll(async () => {
 const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 describe('rate limits', () => {
-  let h: Harness;
+  let h: MetadataService;
   beforeAll(async () => {
-    h = await startHarness(chain, {
+    h = await startMetadataService(chain, {
       TRUST_PROXY: '1',
       DELETE_RATE_LIMIT_PER_MINUTE: '10',
       NONCE_RATE_LIMIT_PER_MINUTE: '3',
@@ -38,13 +46,13 @@ describe('rate limits', () => {
   it('DELETE: 10 per minute per client IP, then 429 with Retry-After and RateLimit headers', async () => {
     const ip = randomIp();
     for (let i = 0; i < 10; i++) {
-      await request(h.service.app)
+      await request(h.app)
         .delete('/profile/sepolia/x.eth/avatar')
         .set('X-Forwarded-For', ip)
         .send({})
         .expect(400);
     }
-    const res = await request(h.service.app)
+    const res = await request(h.app)
       .delete('/profile/sepolia/x.eth/avatar')
       .set('X-Forwarded-For', ip)
       .send({})
@@ -53,12 +61,12 @@ describe('rate limits', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.headers.ratelimit).toBeDefined();
     // Another client is not affected, and the header delete has its own budget.
-    await request(h.service.app)
+    await request(h.app)
       .delete('/profile/sepolia/x.eth/avatar')
       .set('X-Forwarded-For', randomIp())
       .send({})
       .expect(400);
-    await request(h.service.app)
+    await request(h.app)
       .delete('/profile/sepolia/x.eth/header')
       .set('X-Forwarded-For', ip)
       .send({})
@@ -68,13 +76,13 @@ describe('rate limits', () => {
   it('nonces are limited per client IP', async () => {
     const ip = randomIp();
     for (let i = 0; i < 3; i++) {
-      await request(h.service.app)
+      await request(h.app)
         .post('/auth/nonce')
         .set('X-Forwarded-For', ip)
         .send({ address: alice.address })
         .expect(200);
     }
-    await request(h.service.app)
+    await request(h.app)
       .post('/auth/nonce')
       .set('X-Forwarded-For', ip)
       .send({ address: alice.address })
@@ -82,7 +90,7 @@ describe('rate limits', () => {
   });
 
   (process.env.REDIS_URL ? it : it.skip)('with Redis, replicas share the counters', async () => {
-    const other = await startHarness(chain, {
+    const other = await startMetadataService(chain, {
       TRUST_PROXY: '1',
       DELETE_RATE_LIMIT_PER_MINUTE: '10',
       REDIS_URL: process.env.REDIS_URL ?? '',
@@ -90,14 +98,14 @@ describe('rate limits', () => {
     try {
       const ip = randomIp();
       for (let i = 0; i < 10; i++) {
-        const app = i % 2 === 0 ? h.service.app : other.service.app;
+        const app = i % 2 === 0 ? h.app : other.app;
         await request(app)
           .delete('/profile/sepolia/x.eth/avatar')
           .set('X-Forwarded-For', ip)
           .send({})
           .expect(400);
       }
-      await request(other.service.app)
+      await request(other.app)
         .delete('/profile/sepolia/x.eth/avatar')
         .set('X-Forwarded-For', ip)
         .send({})
@@ -109,12 +117,12 @@ describe('rate limits', () => {
 });
 
 describe('@nrp/client against the service on a real port', () => {
-  let h: Harness;
+  let h: MetadataService;
   let server: Server;
   let baseUrl: string;
   beforeAll(async () => {
-    h = await startHarness(chain);
-    server = h.service.app.listen(0, '127.0.0.1');
+    h = await startMetadataService(chain);
+    server = h.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await chain.ens.registerEthName('client', alice.address);

@@ -16,11 +16,11 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 const CID = 'QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG';
@@ -28,7 +28,7 @@ const MAX_BYTES = 200_000;
 const TIMEOUT_MS = 1500;
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let bob: Wallet;
 let remote: Server;
@@ -47,7 +47,7 @@ function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): P
 const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 async function binary(path: string, headers: Record<string, string> = {}) {
-  let req = request(h.service.app).get(path);
+  let req = request(h.app).get(path);
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
   return req.buffer(true).parse((res, cb) => {
     const chunks: Buffer[] = [];
@@ -57,7 +57,7 @@ async function binary(path: string, headers: Record<string, string> = {}) {
 }
 
 const problem = async (path: string, status: number) => {
-  const res = await request(h.service.app).get(path).expect(status);
+  const res = await request(h.app).get(path).expect(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   return res.body as { code: string; reason?: string; detail: string };
 };
@@ -151,7 +151,7 @@ beforeAll(async () => {
   remoteUrl = origin(remote);
   gatewayUrl = origin(gateway);
 
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     IPFS_GATEWAY_URL: gatewayUrl,
     ARWEAVE_GATEWAY_URL: `${gatewayUrl}/ar`,
     IMAGE_FETCH_ALLOWED_ORIGINS: remoteUrl,
@@ -228,7 +228,7 @@ describe('records of every kind', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(res.body as Buffer, red)).toBe(0);
-    const meta = (await request(h.service.app).get(avatar(label, '/meta')).expect(200)).body;
+    const meta = (await request(h.app).get(avatar(label, '/meta')).expect(200)).body;
     expect(meta).toMatchObject({ recordKind: kind, ownershipVerified: null, contentType: 'image/png' });
     expect(urlOk(meta.imageUrl as string)).toBe(true);
   });
@@ -236,7 +236,7 @@ describe('records of every kind', () => {
   it('data: URIs are decoded inline (no image URL)', async () => {
     const res = await binary(avatar('data'));
     expect(Buffer.compare(res.body as Buffer, red)).toBe(0);
-    const meta = (await request(h.service.app).get(avatar('data', '/meta')).expect(200)).body;
+    const meta = (await request(h.app).get(avatar('data', '/meta')).expect(200)).body;
     expect(meta).toMatchObject({ recordKind: 'data', imageUrl: null });
   });
 
@@ -253,7 +253,7 @@ describe('records of every kind', () => {
     const res = await binary(avatar('nft721'));
     expect(res.status).toBe(200);
     expect(Buffer.compare(res.body as Buffer, red)).toBe(0);
-    const meta = (await request(h.service.app).get(avatar('nft721', '/meta')).expect(200)).body;
+    const meta = (await request(h.app).get(avatar('nft721', '/meta')).expect(200)).body;
     expect(meta).toMatchObject({
       recordKind: 'erc721',
       ownershipVerified: true,
@@ -273,7 +273,7 @@ describe('records of every kind', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('image/gif');
     expect((await sharp(res.body as Buffer, { animated: true }).metadata()).pages).toBe(2);
-    const meta = (await request(h.service.app).get(avatar('nft1155', '/meta')).expect(200)).body;
+    const meta = (await request(h.app).get(avatar('nft1155', '/meta')).expect(200)).body;
     expect(meta).toMatchObject({
       recordKind: 'erc1155',
       ownershipVerified: true,
@@ -284,20 +284,20 @@ describe('records of every kind', () => {
   it('an upload of this service is served from storage', async () => {
     const { name } = await chain.ens.registerEthName('uploaded', alice.address);
     await chain.ens.setText(name, 'avatar', stableImageUrl(BASE_URL, 'sepolia', name, 'avatar'));
-    const before = await request(h.service.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
+    const before = await request(h.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
     expect(before.body).toMatchObject({ recordKind: 'upload', reason: 'fetch-failed' });
     const blue = await png(50, 50, '#0000ff');
     await upload(
-      h.service.app,
+      h.app,
       `/profile/sepolia/${name}/avatar`,
       'avatar',
       blue,
-      await signedFields(h.service.app, alice),
+      await signedFields(h.app, alice),
     ).expect(200);
     // The upload drops the cached resolution at once.
     const res = await binary(`/sepolia/avatar/${name}`);
     expect(Buffer.compare(res.body as Buffer, blue)).toBe(0);
-    const meta = (await request(h.service.app).get(`/sepolia/avatar/${name}/meta`).expect(200)).body;
+    const meta = (await request(h.app).get(`/sepolia/avatar/${name}/meta`).expect(200)).body;
     expect(meta).toMatchObject({ recordKind: 'upload', ownershipVerified: true });
   });
 
@@ -305,9 +305,9 @@ describe('records of every kind', () => {
     await chain.ens.setText(names.https ?? '', 'header', `ipfs://${CID}/red.png`);
     const res = await binary(`/sepolia/header/${names.https}`);
     expect(Buffer.compare(res.body as Buffer, red)).toBe(0);
-    expect(
-      (await request(h.service.app).get(`/sepolia/header/${names.https}/meta`).expect(200)).body.kind,
-    ).toBe('header');
+    expect((await request(h.app).get(`/sepolia/header/${names.https}/meta`).expect(200)).body.kind).toBe(
+      'header',
+    );
   });
 });
 
@@ -331,7 +331,7 @@ describe('records that give no image: 404 with a reason, never 5xx', () => {
     const body = await problem(avatar(label), 404);
     expect(body).toMatchObject({ code: 'AVATAR_UNAVAILABLE', reason });
     expect(body.detail).toMatch(detail);
-    const meta = (await request(h.service.app).get(avatar(label, '/meta')).expect(200)).body;
+    const meta = (await request(h.app).get(avatar(label, '/meta')).expect(200)).body;
     expect(meta).toMatchObject({ reason });
     if (reason === 'not-owned') expect(meta.ownershipVerified).toBe(false);
   });
@@ -400,9 +400,9 @@ describe('transforms and cache headers', () => {
     expect((await binary(avatar('https', '?width=16&format=webp'), { 'If-None-Match': etag })).status).toBe(
       304,
     );
-    const meta = (await request(h.service.app).get(avatar('https', '/meta')).expect(200)).body;
-    expect(await h.service.context.blobs.list(`${AVATAR_SOURCE_PREFIX}${meta.sha256}`)).toHaveLength(1);
-    expect(await h.service.context.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/`)).toContain(
+    const meta = (await request(h.app).get(avatar('https', '/meta')).expect(200)).body;
+    expect(await h.context.blobs.list(`${AVATAR_SOURCE_PREFIX}${meta.sha256}`)).toHaveLength(1);
+    expect(await h.context.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/`)).toContain(
       `${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/w16-hauto-cover.webp`,
     );
     // The same bytes reached through another record share the stored transform and its ETag.
@@ -426,16 +426,16 @@ describe('freshness and the token image', () => {
     expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/png');
     await chain.ens.setText(name, 'avatar', `${remoteUrl}/anim.gif`);
     expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/png');
-    const meta = await request(h.service.app).get(`/sepolia/avatar/${name}/meta?noCache=true`).expect(200);
+    const meta = await request(h.app).get(`/sepolia/avatar/${name}/meta?noCache=true`).expect(200);
     expect(meta.body).toMatchObject({ record: `${remoteUrl}/anim.gif`, contentType: 'image/gif' });
     expect((await binary(`/sepolia/avatar/${name}`)).headers['content-type']).toBe('image/gif');
     await chain.ens.setText(name, 'avatar', `${remoteUrl}/red.png`);
     expect(
       (await binary(`/sepolia/avatar/${name}?noCache=true&width=16&format=png`)).headers['content-type'],
     ).toBe('image/png');
-    const refreshed = await request(h.service.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
+    const refreshed = await request(h.app).get(`/sepolia/avatar/${name}/meta`).expect(200);
     expect(refreshed.body).toMatchObject({ record: `${remoteUrl}/red.png`, contentType: 'image/png' });
-    const bad = await request(h.service.app).get(`/sepolia/avatar/${name}?noCache=maybe`).expect(400);
+    const bad = await request(h.app).get(`/sepolia/avatar/${name}?noCache=maybe`).expect(400);
     expect(bad.body.code).toBe('INVALID_INPUT');
   });
 

@@ -9,22 +9,22 @@ import { buildSignInMessage, signSignInMessage, type EnsChain } from '@nrp/testk
 import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
-  issueNonce,
+  issueSignInNonce,
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
   BASE_URL,
   DOMAIN,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
-let app: Harness['service']['app'];
+let app: MetadataService['app'];
 let image: Buffer;
 
 const url = (name: string) => stableImageUrl(BASE_URL, 'sepolia', name, 'avatar');
@@ -32,7 +32,7 @@ const path = (name: string, kind = 'avatar') => `/profile/sepolia/${name}/${kind
 
 /** A fresh nonce and the client helper's message bound to `operation` of `name`'s `kind`, signed by alice. */
 async function bound(name: string, operation: 'upload' | 'delete', kind: 'avatar' | 'header' = 'avatar') {
-  const nonce = await issueNonce(app, alice.address, 'avatar+header');
+  const nonce = await issueSignInNonce(app, alice.address, 'avatar+header');
   const message = imageSignInMessage({
     serviceUrl: BASE_URL,
     domain: DOMAIN,
@@ -52,8 +52,8 @@ async function bound(name: string, operation: 'upload' | 'delete', kind: 'avatar
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
-  h = await startHarness(chain);
-  app = h.service.app;
+  h = await startMetadataService(chain);
+  app = h.app;
   alice = walletOf(chain, 1);
   const bob = walletOf(chain, 2);
   image = await png();
@@ -121,7 +121,7 @@ describe('messages bound to one image', () => {
       `${BASE_URL}/profile/sepolia/demo.eth/../wrapped.eth/avatar`,
       `${BASE_URL}/profile/sepolia/wrapped%2eeth/avatar`,
     ]) {
-      const nonce = await issueNonce(app, alice.address, 'avatar+header');
+      const nonce = await issueSignInNonce(app, alice.address, 'avatar+header');
       const message = buildSignInMessage({
         domain: DOMAIN,
         address: alice.address,
@@ -147,7 +147,7 @@ describe('messages bound to one image', () => {
   });
 
   it("a message the grammar refuses without naming a line answers 401 without the parser's state", async () => {
-    const nonce = await issueNonce(app, alice.address, 'avatar+header');
+    const nonce = await issueSignInNonce(app, alice.address, 'avatar+header');
     const message = `${buildSignInMessage({
       domain: DOMAIN,
       address: alice.address,

@@ -25,11 +25,11 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 /** Each request gives up after this long; none may come close (the pool gives up after 5 s). */
@@ -51,7 +51,7 @@ interface Outcome {
 (postgresServerAvailable() ? describe : describe.skip)('PostgreSQL killed (-9) under upload traffic', () => {
   let chain: EnsChain;
   let pg: TestPostgresServer;
-  let h: Harness;
+  let h: MetadataService;
   let image: Buffer;
 
   beforeAll(async () => {
@@ -60,7 +60,7 @@ interface Outcome {
       startPostgresServer(),
       png(),
     ]);
-    h = await startHarness(chain, {}, { database: createDatabase<MetadataDb>({ url: pg.url }) });
+    h = await startMetadataService(chain, {}, { database: createDatabase<MetadataDb>({ url: pg.url }) });
   }, 120_000);
 
   afterAll(async () => {
@@ -90,7 +90,7 @@ interface Outcome {
   };
 
   it('answers 503 + Retry-After while it is down, fails /ready, leaves no row without bytes nor bytes without a row, and recovers by itself', async () => {
-    const app = h.service.app;
+    const app = h.app;
     const outcomes: Outcome[] = [];
     let nextName = 0;
     let sending = true;
@@ -163,9 +163,9 @@ interface Outcome {
 
     // Nothing half-written: every upload answered 200 has its row, every row its bytes, and after the sweep no
     // bytes are left without a row.
-    await sweepOrphans(h.service.context);
+    await sweepOrphans(h.context);
     const rows = await imageRows(h.db);
-    const keys = await storedKeys(h.service.context.blobs);
+    const keys = await storedKeys(h.context.blobs);
     const names = new Set(rows.map((r) => r.name));
     for (const outcome of outcomes) if (outcome.uploaded) expect(names).toContain(outcome.uploaded);
     expect(names).toContain('after.eth');

@@ -7,12 +7,12 @@ import {
   listenForTests,
   mainnetOnTestChain,
 } from '@nrp/testkit';
-import { startEnsChain, startHarness, type Harness } from './support';
+import { startEnsChain, startMetadataService, type MetadataService } from './support';
 
 // Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
 describe('metadata-svc under hostile input', () => {
   let chain: Awaited<ReturnType<typeof startEnsChain>>;
-  let harness: Harness;
+  let harness: MetadataService;
   let running: RunningService;
 
   beforeAll(async () => {
@@ -22,8 +22,8 @@ describe('metadata-svc under hostile input', () => {
     await chain.ens.registerEthName('wrapped', owner);
     await chain.ens.wrapName('wrapped.eth', owner);
     // mainnet is the same test chain: a request for it must reach a node, never a public endpoint.
-    harness = await startHarness(chain, mainnetOnTestChain(chain));
-    running = await listenForTests(harness.service.app);
+    harness = await startMetadataService(chain, mainnetOnTestChain(chain));
+    running = await listenForTests(harness.app);
   }, 120_000);
 
   afterAll(async () => {
@@ -36,9 +36,8 @@ describe('metadata-svc under hostile input', () => {
     const database = databaseFingerprint(harness.db.db);
     const findings = await hostileInputFindings({
       url: running.url,
-      routes: harness.service.routes,
-      fingerprint: async () =>
-        `${await database()}\n${await blobKeysFingerprint(harness.service.context.blobs)}`,
+      routes: harness.routes,
+      fingerprint: async () => `${await database()}\n${await blobKeysFingerprint(harness.context.blobs)}`,
       knownValues: {
         network: ['sepolia', 'mainnet'],
         name: ['demo.eth', 'wrapped.eth', 'nobody.eth'],

@@ -25,15 +25,15 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let remote: Server;
 let remoteUrl: string;
@@ -59,7 +59,7 @@ function serve(path: string, bytes: Buffer, type = 'application/octet-stream'): 
   return `${remoteUrl}${path}`;
 }
 
-const get = (path: string) => request(h.service.app).get(path);
+const get = (path: string) => request(h.app).get(path);
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
@@ -84,7 +84,7 @@ beforeAll(async () => {
   const closed = await listen(createServer());
   closedOrigin = origin(closed);
   await new Promise((resolve) => closed.close(resolve));
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     IMAGE_FETCH_ALLOWED_ORIGINS: [remoteUrl, tcpOrigin, closedOrigin].join(','),
   });
 }, 120_000);
@@ -128,13 +128,13 @@ describe('transforms: a fixed set of variants, every combination 200 or 4xx', ()
       }
     }
     // Outside the fixed set: 400 naming the parameter, nothing stored.
-    const stored = await h.service.context.blobs.list(AVATAR_TRANSFORM_PREFIX);
+    const stored = await h.context.blobs.list(AVATAR_TRANSFORM_PREFIX);
     for (const query of ['width=40', 'height=2048', 'width=64&height=0', 'format=gif', 'width=64.5']) {
       const res = await get(`/sepolia/avatar/${sources[0]}?${query}`);
       expectProblem(res, 400, 'INVALID_INPUT');
       expect(res.body.errors[0].path).toMatch(/^query\.(width|height|format)$/);
     }
-    expect(await h.service.context.blobs.list(AVATAR_TRANSFORM_PREFIX)).toEqual(stored);
+    expect(await h.context.blobs.list(AVATAR_TRANSFORM_PREFIX)).toEqual(stored);
   });
 
   it(`keeps at most ${STORED_VARIANTS_PER_IMAGE} variants of one image in blob storage; the rest answer from memory`, async () => {
@@ -149,7 +149,7 @@ describe('transforms: a fixed set of variants, every combination 200 or 4xx', ()
       }
     }
     expect(asked).toBeGreaterThan(STORED_VARIANTS_PER_IMAGE);
-    const kept = await h.service.context.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/`);
+    const kept = await h.context.blobs.list(`${AVATAR_TRANSFORM_PREFIX}${meta.sha256}/`);
     expect(kept).toHaveLength(STORED_VARIANTS_PER_IMAGE);
   });
 });
@@ -220,9 +220,9 @@ describe('image budgets', () => {
 });
 
 describe('through HTTP, with one image work slot and no queue', () => {
-  let busy: Harness;
+  let busy: MetadataService;
   beforeAll(async () => {
-    busy = await startHarness(chain, {
+    busy = await startMetadataService(chain, {
       IMAGE_FETCH_ALLOWED_ORIGINS: remoteUrl,
       IMAGE_WORK_CONCURRENCY: '1',
       IMAGE_WORK_QUEUE_MAX: '0',
@@ -244,9 +244,7 @@ describe('through HTTP, with one image work slot and no queue', () => {
     const names = await Promise.all(
       [0, 1, 2, 3, 4, 5].map((i) => named(`busy${i}`, serve(`/busy${i}.png`, noise))),
     );
-    const answers = await Promise.all(
-      names.map((n) => request(busy.service.app).get(`/sepolia/avatar/${n}`)),
-    );
+    const answers = await Promise.all(names.map((n) => request(busy.app).get(`/sepolia/avatar/${n}`)));
     const others = answers.filter((a) => a.status !== 200 && a.status !== 503);
     expect(others.map((a) => [a.status, a.body])).toEqual([]);
     const full = answers.filter((a) => a.status === 503);
@@ -257,28 +255,26 @@ describe('through HTTP, with one image work slot and no queue', () => {
     }
     // A refused decode is not remembered: asked again alone, it is decoded.
     const refused = names[answers.findIndex((a) => a.status === 503)] ?? '';
-    await request(busy.service.app).get(`/sepolia/avatar/${refused}`).expect(200);
+    await request(busy.app).get(`/sepolia/avatar/${refused}`).expect(200);
   });
 
   it('an upload decodes in the same slots: with them full it is 503 + Retry-After, nothing stored, nonce unused', async () => {
     let release = () => undefined as void;
-    const held = busy.service.context.imageWork.run(
-      () => new Promise<void>((resolve) => (release = resolve)),
-    );
+    const held = busy.context.imageWork.run(() => new Promise<void>((resolve) => (release = resolve)));
     const { name } = await chain.ens.registerEthName('poolfull', alice.address);
-    const fields = await signedFields(busy.service.app, alice);
+    const fields = await signedFields(busy.app, alice);
     const path = `/profile/sepolia/${name}/avatar`;
     try {
-      const res = await upload(busy.service.app, path, 'avatar', await png(), fields);
+      const res = await upload(busy.app, path, 'avatar', await png(), fields);
       expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
       expect(res.headers['retry-after']).toBe('1');
       expect(await imageRows(busy.db)).toEqual([]);
-      expect(await storedKeys(busy.service.context.blobs)).toEqual([]);
+      expect(await storedKeys(busy.context.blobs)).toEqual([]);
     } finally {
       release();
       await held;
     }
-    await upload(busy.service.app, path, 'avatar', await png(), fields).expect(200);
+    await upload(busy.app, path, 'avatar', await png(), fields).expect(200);
   });
 });
 

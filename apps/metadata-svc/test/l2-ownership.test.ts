@@ -15,10 +15,10 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 const NAME = 'alice.l2.eth';
@@ -27,7 +27,7 @@ const imagePath = `/profile/sepolia/${NAME}/avatar`;
 let chain: EnsChain;
 let l2: L2Chain;
 let registry: Address;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let bob: Wallet;
 let image: Buffer;
@@ -48,7 +48,7 @@ beforeAll(async () => {
     labelhash('alice'),
     ZeroAddress,
   ]);
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
     BASE_SEPOLIA_L2_REGISTRIES: registry,
   });
@@ -62,7 +62,7 @@ afterAll(async () => {
 
 describe('the owner of an L2 name is its holder on the L2 registry', () => {
   it('the holder uploads and the image is confirmed at once (its record is set); anyone else is refused', async () => {
-    const app = h.service.app;
+    const app = h.app;
     expectProblem(
       await upload(app, imagePath, 'avatar', image, await signedFields(app, bob)),
       403,
@@ -75,7 +75,7 @@ describe('the owner of an L2 name is its holder on the L2 registry', () => {
   });
 
   it('only the holder deletes; once the L2 name has expired nobody owns it', async () => {
-    const app = h.service.app;
+    const app = h.app;
     expectProblem(
       await request(app)
         .delete(imagePath)

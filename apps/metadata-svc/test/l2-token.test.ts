@@ -19,14 +19,14 @@ import {
   type L2Chain,
   type RpcProxy,
 } from '@nrp/testkit';
-import { BASE_URL, startEnsChain, startHarness, walletOf, type Harness } from './support';
+import { BASE_URL, startEnsChain, startMetadataService, walletOf, type MetadataService } from './support';
 
 const OTHER_CONTRACT = '0x00000000000000000000000000000000000000c0';
 
 let chain: EnsChain;
 let l2: L2Chain;
 let proxy: RpcProxy;
-let h: Harness;
+let h: MetadataService;
 let holder: string;
 let registry: Address;
 let aliceExpiry: bigint;
@@ -34,7 +34,7 @@ let aliceExpiry: bigint;
 const id = (name: string) => tokenIdFromNamehash(namehash(name));
 const tokenPath = (name: string, contract: string = registry, network = 'base-sepolia') =>
   `/${network}/${contract}/${id(name)}`;
-const get = (path: string) => request(h.service.app).get(path);
+const get = (path: string) => request(h.app).get(path);
 
 function binary(path: string, headers: Record<string, string> = {}) {
   return get(path)
@@ -56,7 +56,7 @@ beforeAll(async () => {
   holder = walletOf(chain, 1).address;
   aliceExpiry = (await l2.now()) + 365n * 86400n;
   await register('alice', aliceExpiry);
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     BASE_SEPOLIA_RPC_URL: proxy.url,
     BASE_SEPOLIA_L2_REGISTRIES: registry,
     METADATA_CACHE_TTL_MS: '0',
@@ -104,7 +104,7 @@ describe('L2 token metadata: /{network}/{registry}/{tokenId}', () => {
   });
 
   it('is read through the typed client, problems included', async () => {
-    const server = h.service.app.listen(0, '127.0.0.1');
+    const server = h.app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     try {
       const client = createMetadataClient({

@@ -1,14 +1,14 @@
 import request from 'supertest';
 import { NONCE_TABLE } from '../src/data/schema';
-import { startEnsChain, startHarness, walletOf, type Harness } from './support';
+import { startEnsChain, startMetadataService, walletOf, type MetadataService } from './support';
 import type { EnsChain } from '@nrp/testkit';
 
 describe('metadata-svc nonce sweep (NONCE_SWEEP_INTERVAL_MS)', () => {
   let chain: EnsChain;
-  let h: Harness;
+  let h: MetadataService;
   beforeAll(async () => {
     chain = await startEnsChain({ chainId: 11155111 });
-    h = await startHarness(chain, { NONCE_TTL_MS: '60000', NONCE_SWEEP_INTERVAL_MS: '25' });
+    h = await startMetadataService(chain, { NONCE_TTL_MS: '60000', NONCE_SWEEP_INTERVAL_MS: '25' });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
@@ -26,7 +26,7 @@ describe('metadata-svc nonce sweep (NONCE_SWEEP_INTERVAL_MS)', () => {
     );
 
   it('deletes expired nonces in the background and keeps live ones', async () => {
-    await request(h.service.app)
+    await request(h.app)
       .post('/auth/nonce')
       .send({ address: walletOf(chain, 1).address })
       .expect(200);

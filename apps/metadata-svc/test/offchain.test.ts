@@ -4,11 +4,13 @@ import { Wallet } from 'ethers';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { until, type EnsChain } from '@nrp/testkit';
-// The real offchain subname service, started in-process through its own test helper (its database, its
-// extensions): ownership and records come from its HTTP API, never from its tables.
-import { startTestService as startOffchainService } from '../../offchain-svc/test/helpers';
-import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { startTestServiceOnDatabase, until, type EnsChain } from '@nrp/testkit';
+// The real offchain subname service, built in-process by its own createService on its own database: ownership and
+// records come from its HTTP API, never from its tables.
+import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
+import { PGLITE_EXTENSIONS } from '../../offchain-svc/src/data/database';
+import { createService as createOffchainService } from '../../offchain-svc/src/service';
+import { startWebhookReceiver, type WebhookReceiver } from '@nrp/testkit/src/webhook-receiver';
 import { Webhook } from 'standardwebhooks';
 import { UpstreamError } from '@nrp/chain';
 import { processPending } from '../src/uploads/worker';
@@ -19,19 +21,19 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 const API_KEY = 'offchain-test-key-0123456789';
 const INGEST_TOKEN = 'metadata-events-ingest-token-0123456789abcdef';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let server: Server;
 // What the offchain port answers with: the offchain service once it is up (a test may put a fault in front).
 let listener: RequestListener;
@@ -74,14 +76,20 @@ beforeAll(async () => {
   await chain.ens.registerEthName('off', alice.address, { resolver });
 
   // image.* events reach a webhook of off.eth through metadata-svc's outbox and offchain-svc's ingest.
-  receiver = await startReceiver();
-  const offchain = await startOffchainService({
-    GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
-    BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
-    BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
-    EVENTS_INGEST_TOKEN: INGEST_TOKEN,
-    WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
-    WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+  receiver = await startWebhookReceiver();
+  const offchain = await startTestServiceOnDatabase({
+    createService: createOffchainService,
+    configSchema: offchainConfigSchema,
+    database: { pgliteExtensions: PGLITE_EXTENSIONS },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '100000',
+      GATEWAY_SIGNER_KEY: gatewaySigner.privateKey,
+      BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
+      BOOTSTRAP_API_KEY_PARENTS: 'off.eth',
+      EVENTS_INGEST_TOKEN: INGEST_TOKEN,
+      WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
+      WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+    },
   });
   listener = offchain.app;
   closeOffchain = () => offchain.close();
@@ -95,7 +103,7 @@ beforeAll(async () => {
     .expect(201);
   webhookSecret = hook.body.secret;
 
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     OFFCHAIN_URL: offchainUrl,
     CCIP_READ_ALLOWED_ORIGINS: offchainUrl,
     EVENTS_INGEST_TOKEN: INGEST_TOKEN,
@@ -119,7 +127,7 @@ afterAll(async () => {
 
 describe('offchain subnames', () => {
   it('ownership comes from the offchain record and the text record through CCIP-Read: confirmed at once', async () => {
-    const app = h.service.app;
+    const app = h.app;
     const refused = await upload(
       app,
       path('carol.off.eth'),
@@ -145,7 +153,7 @@ describe('offchain subnames', () => {
   });
 
   it('pending until the record is set in the offchain service, then confirmed', async () => {
-    const app = h.service.app;
+    const app = h.app;
     const res = await upload(
       app,
       path('dave.off.eth'),
@@ -154,27 +162,27 @@ describe('offchain subnames', () => {
       await signedFields(app, alice),
     ).expect(200);
     expect(res.body.pending).toBe(true);
-    expect((await processPending(h.service.context)).confirmed).toBe(0);
+    expect((await processPending(h.context)).confirmed).toBe(0);
     await putSubname({ label: 'dave', texts: [{ key: 'avatar', value: url('dave.off.eth') }] });
-    expect((await processPending(h.service.context)).confirmed).toBe(1);
+    expect((await processPending(h.context)).confirmed).toBe(1);
     await request(app).get(path('dave.off.eth')).expect(200);
   });
 
   it('token metadata of an offchain subname is found by namehash, with its created date', async () => {
     const tokenId = tokenIdFromNamehash(namehash('carol.off.eth'));
-    const res = await request(h.service.app).get(`/metadata/network/11155111/token/${tokenId}`).expect(200);
+    const res = await request(h.app).get(`/metadata/network/11155111/token/${tokenId}`).expect(200);
     expect(res.body.name).toBe('carol.off.eth');
     expect(res.body.attributes).toEqual(
       expect.arrayContaining([expect.objectContaining({ trait_type: 'Created Date', display_type: 'date' })]),
     );
     const unknown = tokenIdFromNamehash(namehash('nobody.off.eth'));
     expect(
-      (await request(h.service.app).get(`/metadata/network/11155111/token/${unknown}`).expect(404)).body.code,
+      (await request(h.app).get(`/metadata/network/11155111/token/${unknown}`).expect(404)).body.code,
     ).toBe('TOKEN_NOT_FOUND');
   });
 
   it('a delete by the offchain owner removes the image; by someone else it is 403', async () => {
-    const app = h.service.app;
+    const app = h.app;
     await request(app)
       .delete(path('carol.off.eth'))
       .send(await signedFields(app, bob))
@@ -191,10 +199,10 @@ describe('image events', () => {
   it('every image change above reached the webhook of off.eth, signed (standardwebhooks verifies it)', async () => {
     // A pending upload whose window passes is discarded.
     await putSubname({ label: 'erin', owner: alice.address });
-    const app = h.service.app;
+    const app = h.app;
     await upload(app, path('erin.off.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
     h.advance(61_000);
-    expect((await processPending(h.service.context)).discarded).toBe(1);
+    expect((await processPending(h.context)).discarded).toBe(1);
 
     const expected = [
       ['image.confirmed', 'carol.off.eth', 'confirmed'],
@@ -260,7 +268,7 @@ describe('offchain-svc goes away while an offchain owner is checked, and comes b
   const erin = 'erin.off.eth';
   const nothingWritten = async (keysBefore: string[]): Promise<void> => {
     expect((await imageRows(h.db)).filter((r) => r.name === erin)).toEqual([]);
-    expect(await storedKeys(h.service.context.blobs)).toEqual(keysBefore);
+    expect(await storedKeys(h.context.blobs)).toEqual(keysBefore);
   };
   const expectUnavailable = (res: request.Response): void => {
     expect([502, 503]).toContain(res.status);
@@ -273,8 +281,8 @@ describe('offchain-svc goes away while an offchain owner is checked, and comes b
   });
 
   it('only the owner lookup fails (its connections are dropped; CCIP-Read still answers): 502, nothing written', async () => {
-    const app = h.service.app;
-    const keysBefore = await storedKeys(h.service.context.blobs);
+    const app = h.app;
+    const keysBefore = await storedKeys(h.context.blobs);
     const serve = listener;
     listener = (req, res) => {
       if (req.url?.startsWith('/api/v1/subnames')) req.socket.destroy();
@@ -290,8 +298,8 @@ describe('offchain-svc goes away while an offchain owner is checked, and comes b
   });
 
   it('the whole service is down (its port refuses connections): 502/503, nothing written; then it is back', async () => {
-    const app = h.service.app;
-    const keysBefore = await storedKeys(h.service.context.blobs);
+    const app = h.app;
+    const keysBefore = await storedKeys(h.context.blobs);
     const { port } = server.address() as AddressInfo;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

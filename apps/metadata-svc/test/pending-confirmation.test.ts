@@ -12,18 +12,18 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let bob: Wallet;
-let app: Harness['service']['app'];
+let app: MetadataService['app'];
 let image: Buffer;
 /** Serves `image` at any path: an avatar record pointing outside this service. */
 let remote: Server;
@@ -40,13 +40,13 @@ beforeAll(async () => {
   remote = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(image));
   await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
   // Events are written to the outbox (and left there: the relay is off), so the snapshots see them.
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     OFFCHAIN_URL: 'http://127.0.0.1:9',
     EVENTS_INGEST_TOKEN: 'x'.repeat(32),
     EVENTS_RELAY_INTERVAL_MS: '0',
     IMAGE_FETCH_ALLOWED_ORIGINS: remoteOrigin(),
   });
-  app = h.service.app;
+  app = h.app;
   alice = walletOf(chain, 1);
   bob = walletOf(chain, 2);
   for (const label of ['none', 'unset', 'stranger']) await chain.ens.registerEthName(label, alice.address);
@@ -95,10 +95,9 @@ describe('POST /profile/{network}/{subname}/{kind}/confirm', () => {
   });
 
   it('429 RATE_LIMITED past CONFIRM_RATE_LIMIT_PER_MINUTE per client and kind', async () => {
-    const limited = await startHarness(chain, { CONFIRM_RATE_LIMIT_PER_MINUTE: '1' });
+    const limited = await startMetadataService(chain, { CONFIRM_RATE_LIMIT_PER_MINUTE: '1' });
     try {
-      const post = (kind: string) =>
-        request(limited.service.app).post(`/profile/sepolia/none.eth/${kind}/confirm`);
+      const post = (kind: string) => request(limited.app).post(`/profile/sepolia/none.eth/${kind}/confirm`);
       expectProblem(await post('avatar'), 404, 'PENDING_UPLOAD_NOT_FOUND');
       expectProblem(await post('avatar'), 429, 'RATE_LIMITED');
       expectProblem(await post('header'), 404, 'PENDING_UPLOAD_NOT_FOUND');
@@ -119,7 +118,7 @@ describe('reads do not write', () => {
         metadata_event_outbox: await db.selectFrom('metadata_event_outbox').selectAll().execute(),
         metadata_migrations: await db.selectFrom('metadata_migrations').selectAll().execute(),
       },
-      keys: (await h.service.context.blobs.list('')).sort(),
+      keys: (await h.context.blobs.list('')).sort(),
     };
   }
 
@@ -170,7 +169,7 @@ describe('reads do not write', () => {
     expect(await h.db.db.selectFrom('metadata_event_outbox').select('type').execute()).not.toEqual([]);
 
     const reads = readsOfFixture();
-    const getRoutes = h.service.routes.filter((r) => r.method === 'get').map((r) => r.path);
+    const getRoutes = h.routes.filter((r) => r.method === 'get').map((r) => r.path);
     expect([...getRoutes].sort()).toEqual(Object.keys(reads).sort());
     const before = await snapshot();
     for (const route of getRoutes) {
@@ -188,7 +187,7 @@ describe('reads do not write', () => {
 
     // The snapshot sees writes: the worker's pass discards the expired uploads (reads.eth's two, and those of
     // unset.eth and stranger.eth above): rows, events and bytes.
-    expect(await processPending(h.service.context)).toEqual({ discarded: 4, confirmed: 0 });
+    expect(await processPending(h.context)).toEqual({ discarded: 4, confirmed: 0 });
     const after = await snapshot();
     expect(after.rows.images).not.toEqual(before.rows.images);
     expect(after.rows.metadata_event_outbox).not.toEqual(before.rows.metadata_event_outbox);
@@ -216,15 +215,15 @@ describe('reads do not write', () => {
     expect(before.keys.filter((key) => !after.keys.includes(key))).toEqual([]);
 
     // A cache: with its entries gone (and a fresh service, so no process memory), the same reads answer the same.
-    for (const key of added) await h.service.context.blobs.delete(key);
-    const fresh = await startHarness(
+    for (const key of added) await h.context.blobs.delete(key);
+    const fresh = await startMetadataService(
       chain,
       { IMAGE_FETCH_ALLOWED_ORIGINS: remoteOrigin() },
-      { blobs: h.service.context.blobs },
+      { blobs: h.context.blobs },
     );
     try {
       for (const [i, read] of reads.entries()) {
-        const res = await request(fresh.service.app).get(read).expect(200);
+        const res = await request(fresh.app).get(read).expect(200);
         expect([res.headers['content-type'], res.headers.etag]).toEqual(answers[i]);
       }
     } finally {

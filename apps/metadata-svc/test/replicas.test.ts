@@ -24,7 +24,7 @@ import type { MetadataDb } from '../src/data/schema';
 import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
-  issueNonce,
+  issueSignInNonce,
   png,
   processEnv,
   s3Env,
@@ -161,7 +161,7 @@ describe('two replicas behind HAProxy sharing PostgreSQL, Redis and S3', () => {
   });
 
   replicaIt('one nonce used on both replicas at once succeeds exactly once', async () => {
-    const nonce = await issueNonce(lb.url, alice.address);
+    const nonce = await issueSignInNonce(lb.url, alice.address);
     const message = buildMessage(alice.address, nonce);
     const fields = {
       siweMessage: message,

@@ -11,17 +11,17 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
 let s3: TestS3Server;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let image: Buffer;
 const path = (name: string) => `/profile/sepolia/${name}/avatar`;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   s3 = await startS3Server();
   alice = walletOf(chain, 1);
   image = await png();
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     S3_BUCKET: s3.bucket,
     S3_ENDPOINT: s3.endpoint,
     S3_REGION: s3.region,
@@ -56,18 +56,18 @@ afterAll(async () => {
 
 describe('S3 storage (s3rver) and consistency', () => {
   it('stores and serves images through S3', async () => {
-    const app = h.service.app;
+    const app = h.app;
     await upload(app, path('s3.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
     const [row] = (await imageRows(h.db)).filter((r) => r.name === 's3.eth');
-    expect(await storedKeys(h.service.context.blobs)).toContain(row?.blob_key);
+    expect(await storedKeys(h.context.blobs)).toContain(row?.blob_key);
     const served = await request(app).get(path('s3.eth')).expect(200);
     expect(Buffer.compare(served.body as Buffer, image)).toBe(0);
-    expect((await h.service.context.blobs.get(row?.blob_key ?? ''))?.contentType).toBe('image/png');
+    expect((await h.context.blobs.get(row?.blob_key ?? ''))?.contentType).toBe('image/png');
   });
 
   it('a database failure after the bytes were written removes the bytes again (a real failing trigger)', async () => {
-    const app = h.service.app;
-    const before = await storedKeys(h.service.context.blobs);
+    const app = h.app;
+    const before = await storedKeys(h.context.blobs);
     await sql`create function refuse_images() returns trigger language plpgsql as $$ begin raise exception 'refused by test trigger'; end $$`.execute(
       h.db.db,
     );
@@ -88,21 +88,21 @@ describe('S3 storage (s3rver) and consistency', () => {
       await sql`drop trigger refuse_images on images`.execute(h.db.db);
       await sql`drop function refuse_images()`.execute(h.db.db);
     }
-    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect(await storedKeys(h.context.blobs)).toEqual(before);
     expect((await imageRows(h.db)).filter((r) => r.name === 'dbfail.eth')).toHaveLength(0);
     await request(app).get(path('dbfail.eth')).expect(404);
     await upload(app, path('dbfail.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
   });
 
   it('bytes left by a crash before the row are never visible and removed by the next sweep', async () => {
-    const ctx = h.service.context;
+    const ctx = h.context;
     // The state a crash between the two writes leaves: bytes under a fresh key, no row.
     const orphan = newBlobKey('sepolia', new Date());
     await ctx.blobs.put(orphan, image, 'image/png');
     // A key from an upload still in flight (younger than ORPHAN_GRACE_MS) must be spared.
     const inFlight = newBlobKey('sepolia', new Date(Date.now() + 3_600_000));
     await ctx.blobs.put(inFlight, image, 'image/png');
-    await request(h.service.app).get(path('crash.eth')).expect(404);
+    await request(h.app).get(path('crash.eth')).expect(404);
     const referenced = (await imageRows(h.db)).map((r) => r.blob_key);
 
     expect(await sweepOrphans(ctx)).toBe(1);
@@ -114,7 +114,7 @@ describe('S3 storage (s3rver) and consistency', () => {
   });
 
   it('the sweep pages through the store: orphans on every page go, referenced and young keys stay', async () => {
-    const ctx = h.service.context;
+    const ctx = h.context;
     const old = new Date(Date.now() - 1000);
     const orphans = Array.from({ length: 7 }, () => newBlobKey('sepolia', old));
     for (const key of orphans) await ctx.blobs.put(key, image, 'image/png');
@@ -145,7 +145,7 @@ describe('S3 storage (s3rver) and consistency', () => {
   });
 
   it('storage down: 503 and no row', async () => {
-    const app = h.service.app;
+    const app = h.app;
     const fields = await signedFields(app, alice);
     await s3.stop();
     const res = await upload(app, path('down.eth'), 'avatar', image, fields).expect(503);
@@ -171,7 +171,7 @@ describe('S3 stopped during an upload', () => {
         proxy.dropConnections();
       },
     });
-    const local = await startHarness(chain, {
+    const local = await startMetadataService(chain, {
       S3_BUCKET: store.bucket,
       S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`,
       S3_REGION: store.region,
@@ -179,8 +179,8 @@ describe('S3 stopped during an upload', () => {
       S3_SECRET_ACCESS_KEY: store.secretAccessKey,
     });
     try {
-      const app = local.service.app;
-      const ctx = local.service.context;
+      const app = local.app;
+      const ctx = local.context;
       const before = await storedKeys(ctx.blobs);
       const fields = await signedFields(app, alice);
       armed = true;
@@ -208,10 +208,10 @@ describe('S3 stopped during an upload', () => {
 
 describe('background worker', () => {
   it('confirms a pending upload on its own and stops on shutdown', async () => {
-    const local = await startHarness(chain, { PENDING_CHECK_INTERVAL_MS: '50' });
+    const local = await startMetadataService(chain, { PENDING_CHECK_INTERVAL_MS: '50' });
     try {
       await chain.ens.registerEthName('worker', alice.address);
-      const app = local.service.app;
+      const app = local.app;
       const res = await upload(
         app,
         path('worker.eth'),

@@ -5,20 +5,20 @@ import { Wallet } from 'ethers';
 import sharp from 'sharp';
 import request from 'supertest';
 import type { DatabaseHandle } from '@nrp/db';
-import type { ServiceInstance } from '@nrp/server';
 import type { BlobStore } from '@nrp/storage';
 import {
   buildSignInMessage,
   createTestClock,
   createTestDatabase,
   devChainEnv,
-  issueNonce as issueNonceAt,
+  issueNonce,
   signSignInMessage,
   startEnsChain,
   startTestService,
   type EnsChain,
   type SignInMessageFields,
   type TestS3Server,
+  type TestService,
 } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
 import type { MetadataContext } from '../src/context';
@@ -29,14 +29,11 @@ export const BASE_URL = 'http://metadata.test';
 export const DOMAIN = 'app.test';
 export const SEPOLIA = 11155111;
 
-export interface Harness {
+export interface MetadataService extends TestService<Config, MetadataContext> {
   chain: EnsChain;
-  service: ServiceInstance<MetadataContext>;
   db: DatabaseHandle<MetadataDb>;
-  config: Config;
   /** Moves the service's clock (pending windows, nonce lifetimes, expiries). */
   advance(ms: number): void;
-  close(): Promise<void>;
 }
 
 export function chainEnv(chain: EnsChain): Record<string, string> {
@@ -48,11 +45,11 @@ export function chainEnv(chain: EnsChain): Record<string, string> {
 }
 
 /** Starts the service on a shared chain with a fresh database (PGlite or a PostgreSQL schema) or `opts.database`. */
-export async function startHarness(
+export async function startMetadataService(
   chain: EnsChain,
   env: Record<string, string> = {},
   opts: { blobs?: BlobStore; database?: DatabaseHandle<MetadataDb> } = {},
-): Promise<Harness> {
+): Promise<MetadataService> {
   const clock = createTestClock();
   const db = opts.database ?? (await createTestDatabase<MetadataDb>());
   const service = await startTestService({
@@ -76,14 +73,7 @@ export async function startHarness(
     overrides: { database: db, now: clock.now, ...(opts.blobs ? { blobs: opts.blobs } : {}) },
     handedIn: [db],
   });
-  return {
-    chain,
-    service: service.instance,
-    db,
-    config: service.config,
-    advance: clock.advance,
-    close: service.close,
-  };
+  return { ...service, chain, db, advance: clock.advance };
 }
 
 export { startEnsChain };
@@ -114,10 +104,10 @@ export function buildMessage(address: string, nonce: string, o: SignOptions = {}
 }
 
 /** An in-process app, or the base URL of a service process. */
-type App = Harness['service']['app'] | string;
+type App = MetadataService['app'] | string;
 
-export function issueNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
-  return issueNonceAt(app, '/auth/nonce', address, scope);
+export function issueSignInNonce(app: App, address: string, scope = 'avatar+header'): Promise<string> {
+  return issueNonce(app, '/auth/nonce', address, scope);
 }
 
 /** A fresh nonce, a message and its signature for `wallet` (or `address` signed by `o.signWith`). */
@@ -127,7 +117,7 @@ export async function signedFields(
   o: SignOptions & { address?: string; scope?: string } = {},
 ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
   const address = o.address ?? wallet.address;
-  const nonce = await issueNonce(app, address, o.scope);
+  const nonce = await issueSignInNonce(app, address, o.scope);
   const message = buildMessage(address, nonce, o);
   return {
     siweMessage: message,

@@ -8,15 +8,15 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const id = (name: string) => tokenIdFromNamehash(namehash(name));
@@ -34,7 +34,7 @@ async function wrappedSubname(label: string, fuses: number, expiry: bigint): Pro
 }
 
 async function binary(path: string, headers: Record<string, string> = {}) {
-  let req = request(h.service.app).get(path);
+  let req = request(h.app).get(path);
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
   return req.buffer(true).parse((res, cb) => {
     const chunks: Buffer[] = [];
@@ -46,7 +46,7 @@ async function binary(path: string, headers: Record<string, string> = {}) {
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
   alice = walletOf(chain, 1);
-  h = await startHarness(chain);
+  h = await startMetadataService(chain);
   await chain.ens.registerEthName('tok', alice.address);
   await chain.ens.wrapName('tok.eth', alice.address);
   const now = BigInt(Math.floor(Date.now() / 1000));
@@ -64,7 +64,7 @@ afterAll(async () => {
 
 describe('token metadata', () => {
   it('describes a wrapped name in the ENS metadata service shape', async () => {
-    const res = await request(h.service.app).get(meta('tok.eth')).expect(200);
+    const res = await request(h.app).get(meta('tok.eth')).expect(200);
     const image = `${BASE_URL}/metadata/network/11155111/token/${id('tok.eth')}/image.png`;
     expect(res.body).toEqual({
       name: 'tok.eth',
@@ -94,14 +94,14 @@ describe('token metadata', () => {
   });
 
   it('accepts the token id in 0x-hex too', async () => {
-    const res = await request(h.service.app)
+    const res = await request(h.app)
       .get(`/metadata/network/11155111/token/${namehash('tok.eth')}`)
       .expect(200);
     expect(res.body.name).toBe('tok.eth');
   });
 
   it('shows fuses, the wrapper state and the expiry of a locked subname', async () => {
-    const res = await request(h.service.app).get(meta('locked.tok.eth')).expect(200);
+    const res = await request(h.app).get(meta('locked.tok.eth')).expect(200);
     const byType = Object.fromEntries(
       (res.body.attributes as Array<{ trait_type: string; value: unknown }>).map((a) => [
         a.trait_type,
@@ -117,7 +117,7 @@ describe('token metadata', () => {
   });
 
   it('410 for an expired name, 404 for an unknown token or chain, 400 for a bad token id', async () => {
-    const app = h.service.app;
+    const app = h.app;
     expect((await request(app).get(meta('old.tok.eth')).expect(410)).body.code).toBe('NAME_EXPIRED');
     expect((await request(app).get(meta('nothing.tok.eth')).expect(404)).body.code).toBe('TOKEN_NOT_FOUND');
     expect(
@@ -139,7 +139,7 @@ describe('token metadata', () => {
   });
 
   it('flags an unnormalised name as the ENS metadata service does', async () => {
-    const res = await request(h.service.app).get(meta('ABC.tok.eth')).expect(200);
+    const res = await request(h.app).get(meta('ABC.tok.eth')).expect(200);
     expect(res.body.is_normalized).toBe(false);
     expect(res.body.url).toBeNull();
     expect(res.body.name).toMatch(/^\[0x[0-9a-f]{4}\.\.\.[0-9a-f]{4}\]\.eth$/);
@@ -147,7 +147,7 @@ describe('token metadata', () => {
   });
 
   it('measures emoji labels in code points and graphemes', async () => {
-    const res = await request(h.service.app).get(meta('🙂🚀.tok.eth')).expect(200);
+    const res = await request(h.app).get(meta('🙂🚀.tok.eth')).expect(200);
     expect(res.body).toMatchObject({ name: '🙂🚀.tok.eth', name_length: 2, segment_length: 2 });
     expect(res.body.attributes).toContainEqual({
       trait_type: 'Character Set',
@@ -179,7 +179,7 @@ describe('image.png', () => {
   });
 
   it('uses the confirmed avatar, which changes the ETag; a confirmed header becomes background_image', async () => {
-    const app = h.service.app;
+    const app = h.app;
     const before = await binary(`${meta('tok.eth')}/image.png`);
     await chain.ens.setResolver('tok.eth', chain.contracts.publicResolver);
     await chain.ens.setText('tok.eth', 'avatar', stableImageUrl(BASE_URL, 'sepolia', 'tok.eth', 'avatar'));

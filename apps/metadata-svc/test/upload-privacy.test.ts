@@ -12,25 +12,25 @@ import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
-let app: Harness['service']['app'];
+let app: MetadataService['app'];
 
 const NAME = 'photo.eth';
 const path = `/profile/sepolia/${NAME}/avatar`;
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
-  h = await startHarness(chain);
-  app = h.service.app;
+  h = await startMetadataService(chain);
+  app = h.app;
   alice = walletOf(chain, 1);
   await chain.ens.registerEthName('photo', alice.address);
   await chain.ens.setText(NAME, 'avatar', stableImageUrl(BASE_URL, 'sepolia', NAME, 'avatar'));
@@ -197,13 +197,13 @@ describe('uploads publish pixels, never the metadata of the file', () => {
   });
 
   it('refuses an animation whose frames together exceed MAX_IMAGE_PIXELS (413), storing nothing', async () => {
-    const limited = await startHarness(chain, { MAX_IMAGE_PIXELS: String(16 * 16 * 2) });
+    const limited = await startMetadataService(chain, { MAX_IMAGE_PIXELS: String(16 * 16 * 2) });
     try {
       const gif = await sharp(await animationFrames(), { join: { animated: true } })
         .gif()
         .toBuffer();
-      const fields = await signedFields(limited.service.app, alice, { scope: 'avatar' });
-      const res = await upload(limited.service.app, path, 'avatar', gif, fields).expect(413);
+      const fields = await signedFields(limited.app, alice, { scope: 'avatar' });
+      const res = await upload(limited.app, path, 'avatar', gif, fields).expect(413);
       expect(res.body.code).toBe('IMAGE_TOO_LARGE');
       expect(res.body.detail).toContain('3 frames');
       expect(await limited.db.db.selectFrom('images').selectAll().execute()).toEqual([]);

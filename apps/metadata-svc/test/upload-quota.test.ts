@@ -12,20 +12,20 @@ import {
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 const PER_UPLOADER = 3;
 const PER_NAME = 2;
 
 let chain: EnsChain;
-let h: Harness;
-let app: Harness['service']['app'];
+let h: MetadataService;
+let app: MetadataService['app'];
 let owner: Wallet;
 let image: Buffer;
 
@@ -33,11 +33,11 @@ const path = (name: string, kind = 'avatar') => `/profile/sepolia/${name}/${kind
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     PENDING_UPLOADS_PER_UPLOADER: String(PER_UPLOADER),
     PENDING_UPLOADS_PER_NAME: String(PER_NAME),
   });
-  app = h.service.app;
+  app = h.app;
   owner = walletOf(chain, 1);
   image = await png();
   for (const label of ['q1', 'q2', 'q3', 'q4', 'crowded', 'race'])
@@ -51,7 +51,7 @@ afterAll(async () => {
 
 async function snapshot() {
   const rows = await imageRows(h.db);
-  return { rows: rows.map((r) => r.id).sort(), keys: (await storedKeys(h.service.context.blobs)).sort() };
+  return { rows: rows.map((r) => r.id).sort(), keys: (await storedKeys(h.context.blobs)).sort() };
 }
 
 /** A signed upload of `name`'s `kind` by `wallet`, expected to answer `status`. */
@@ -129,7 +129,7 @@ describe('pending upload limits', () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
     const mine = (await imageRows(h.db)).filter((r) => r.uploader === uploader.address.toLowerCase());
     expect(mine).toHaveLength(PER_UPLOADER);
-    const keys = await storedKeys(h.service.context.blobs);
+    const keys = await storedKeys(h.context.blobs);
     // Every stored key belongs to a row: the refused uploads left no bytes behind.
     const referenced = new Set((await imageRows(h.db)).map((r) => r.blob_key));
     expect(keys.filter((k) => !referenced.has(k))).toEqual([]);

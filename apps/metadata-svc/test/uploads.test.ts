@@ -9,24 +9,24 @@ import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   buildMessage,
   imageRows,
-  issueNonce,
+  issueSignInNonce,
   jpeg,
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 let chain: EnsChain;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let bob: Wallet;
-let app: Harness['service']['app'];
+let app: MetadataService['app'];
 let image: Buffer;
 
 const url = (name: string, kind = 'avatar') => stableImageUrl(BASE_URL, 'sepolia', name, kind as 'avatar');
@@ -34,8 +34,8 @@ const path = (name: string, kind = 'avatar') => `/profile/sepolia/${name}/${kind
 
 beforeAll(async () => {
   chain = await startEnsChain({ chainId: 11155111 });
-  h = await startHarness(chain);
-  app = h.service.app;
+  h = await startMetadataService(chain);
+  app = h.app;
   alice = walletOf(chain, 1);
   bob = walletOf(chain, 2);
   image = await png();
@@ -92,7 +92,7 @@ describe('sign-in', () => {
   });
 
   it('refuses an expired nonce', async () => {
-    const nonce = await issueNonce(app, alice.address);
+    const nonce = await issueSignInNonce(app, alice.address);
     h.advance(5 * 60_000 + 1000);
     const message = buildMessage(alice.address, nonce, {
       issuedAt: new Date(Date.now() + 5 * 60_000 + 1000),
@@ -107,7 +107,7 @@ describe('sign-in', () => {
   });
 
   it('refuses the nonce of another address', async () => {
-    const nonce = await issueNonce(app, bob.address);
+    const nonce = await issueSignInNonce(app, bob.address);
     const message = buildMessage(alice.address, nonce);
     const fields = {
       siweMessage: message,
@@ -187,11 +187,11 @@ describe('upload validation', () => {
     filename = 'image.png',
     kind = 'avatar',
   ): Promise<void> {
-    const before = await storedKeys(h.service.context.blobs);
+    const before = await storedKeys(h.context.blobs);
     const fields = await signedFields(app, alice);
     const res = await upload(app, path('files.eth', kind), kind, file, fields, filename).expect(status);
     expect(res.body.code).toBe(code);
-    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect(await storedKeys(h.context.blobs)).toEqual(before);
     // The same signed fields still work: the nonce was not consumed by the refused upload.
     await upload(app, path('files.eth', kind), kind, image, fields).expect(200);
   }
@@ -236,11 +236,11 @@ describe('upload validation', () => {
       .toBuffer();
     expect(lossless.length).toBeGreaterThan(4.4 * 1024 * 1024);
     expect(lossless.length).toBeLessThan(h.config.HEADER_MAX_BYTES);
-    const before = await storedKeys(h.service.context.blobs);
+    const before = await storedKeys(h.context.blobs);
     const again = await signedFields(app, alice, { scope: 'header' });
     const res = await upload(app, path('bighdr.eth', 'header'), 'header', lossless, again).expect(413);
     expect(res.body).toMatchObject({ code: 'IMAGE_TOO_LARGE', detail: expect.stringMatching(/4 MiB/) });
-    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect(await storedKeys(h.context.blobs)).toEqual(before);
     expect((await request(app).get(path('bighdr.eth', 'header')).expect(200)).body).toEqual(served.body);
   });
 
@@ -276,7 +276,7 @@ describe('upload validation', () => {
   });
 
   it("400 in our words for a multipart body cut off or over the form's limits, never the parser's own", async () => {
-    const before = await storedKeys(h.service.context.blobs);
+    const before = await storedKeys(h.context.blobs);
     const cut = await request(app)
       .post(path('files.eth'))
       .set('content-type', 'multipart/form-data; boundary=xyz')
@@ -292,7 +292,7 @@ describe('upload validation', () => {
       code: 'INVALID_MULTIPART',
       detail: expect.stringMatching(/at most 6 fields/),
     });
-    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect(await storedKeys(h.context.blobs)).toEqual(before);
   });
 
   it('400 for a truncated PNG', async () => {
@@ -397,16 +397,16 @@ describe('upload states', () => {
     // The replaced bytes are gone: one row, one key.
     const rows = await rowsFor('confirmed.eth');
     expect(rows).toHaveLength(1);
-    const keys = await storedKeys(h.service.context.blobs);
+    const keys = await storedKeys(h.context.blobs);
     expect(keys).toContain(rows[0]?.blob_key);
   });
 
   it('403 when the record is set and the signer does not own the name, and nothing is stored', async () => {
-    const before = await storedKeys(h.service.context.blobs);
+    const before = await storedKeys(h.context.blobs);
     const fields = await signedFields(app, bob);
     const res = await upload(app, path('confirmed.eth'), 'avatar', image, fields).expect(403);
     expect(res.body.code).toBe('NOT_SUBNAME_OWNER');
-    expect(await storedKeys(h.service.context.blobs)).toEqual(before);
+    expect(await storedKeys(h.context.blobs)).toEqual(before);
   });
 
   it('confirmed for a wrapped name owned through the NameWrapper', async () => {
@@ -431,11 +431,11 @@ describe('upload states', () => {
     expect(res.body).toMatchObject({ pending: true, isUpdate: false, avatarUrl: url('pending.eth') });
     expect(res.body.message).toContain(url('pending.eth'));
     expect(res.body.message).toContain('1 minute');
-    await processPending(h.service.context);
+    await processPending(h.context);
     expect((await request(app).get(path('pending.eth')).expect(404)).body.code).toBe('IMAGE_NOT_FOUND');
 
     await chain.ens.setText('pending.eth', 'avatar', url('pending.eth'));
-    expect(await processPending(h.service.context)).toEqual({ discarded: 0, confirmed: 1 });
+    expect(await processPending(h.context)).toEqual({ discarded: 0, confirmed: 1 });
     const served = await request(app).get(path('pending.eth')).expect(200);
     expect(Buffer.compare(served.body as Buffer, image)).toBe(0);
     expect((await rowsFor('pending.eth')).map((r) => r.status)).toEqual(['confirmed']);
@@ -472,7 +472,7 @@ describe('upload states', () => {
       await upload(app, path('crowd.eth'), 'avatar', image, await signedFields(app, wallet)).expect(200);
     }
     expect(await rowsFor('crowd.eth')).toHaveLength(4);
-    const { provider, config } = h.service.context.networks.sepolia;
+    const { provider, config } = h.context.networks.sepolia;
     const calls = jest.spyOn(provider, 'call');
     const crowd = [Buffer.from('crowd').toString('hex'), namehash('crowd.eth').slice(2)];
     // Calls to `address` about crowd.eth (its DNS-encoded name in a resolve, its namehash in an owner read).
@@ -492,7 +492,7 @@ describe('upload states', () => {
       expect(callsTo(config.ens.universalResolver)).toBe(1);
       expect(calls).toHaveBeenCalledTimes(1);
       // So does the worker (which checks other names' pending uploads as well).
-      expect(await processPending(h.service.context)).toEqual({ discarded: 0, confirmed: 0 });
+      expect(await processPending(h.context)).toEqual({ discarded: 0, confirmed: 0 });
       expect(callsTo(config.ens.universalResolver)).toBe(2);
       expect(callsTo(config.ens.ensRegistry)).toBe(0);
 
@@ -517,7 +517,7 @@ describe('upload states', () => {
   });
 
   it('discards a pending upload (row and bytes) when the window passes; a second one replaced the first', async () => {
-    const before = await storedKeys(h.service.context.blobs);
+    const before = await storedKeys(h.context.blobs);
     await upload(app, path('discard.eth'), 'avatar', image, await signedFields(app, alice)).expect(200);
     const again = await upload(
       app,
@@ -529,14 +529,14 @@ describe('upload states', () => {
     expect(again.body).toMatchObject({ pending: true, isUpdate: true });
     const rows = await rowsFor('discard.eth');
     expect(rows).toHaveLength(1);
-    expect(await storedKeys(h.service.context.blobs)).toEqual([...before, rows[0]?.blob_key].sort());
+    expect(await storedKeys(h.context.blobs)).toEqual([...before, rows[0]?.blob_key].sort());
 
     h.advance(61_000);
     await chain.ens.setText('discard.eth', 'avatar', url('discard.eth'));
-    const result = await processPending(h.service.context);
+    const result = await processPending(h.context);
     expect(result.discarded).toBeGreaterThanOrEqual(1);
     expect(await rowsFor('discard.eth')).toHaveLength(0);
-    expect(await storedKeys(h.service.context.blobs)).not.toContain(rows[0]?.blob_key);
+    expect(await storedKeys(h.context.blobs)).not.toContain(rows[0]?.blob_key);
     await request(app).get(path('discard.eth')).expect(404);
   });
 });
@@ -569,7 +569,7 @@ describe('delete', () => {
       deletedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(await rowsFor('del.eth')).toHaveLength(0);
-    expect(await storedKeys(h.service.context.blobs)).not.toContain(row?.blob_key);
+    expect(await storedKeys(h.context.blobs)).not.toContain(row?.blob_key);
     await request(app).get(path('del.eth')).expect(404);
   });
 

@@ -1,19 +1,19 @@
 import request from 'supertest';
 import type { Wallet } from 'ethers';
 import { namehash, tokenIdFromNamehash } from '@nrp/ens';
-import { startAnvil, startTcpProxy, type EnsChain, type TcpProxy } from '@nrp/testkit';
+import { expectUpstreamProblem, startAnvil, startTcpProxy, type EnsChain, type TcpProxy } from '@nrp/testkit';
 import { stableImageUrl } from '../src/uploads/stable-url';
 import {
   imageRows,
   png,
   signedFields,
   startEnsChain,
-  startHarness,
+  startMetadataService,
   storedKeys,
   upload,
   walletOf,
   BASE_URL,
-  type Harness,
+  type MetadataService,
 } from './support';
 
 // The RPC node behind a TCP proxy the test can make stall (accepts, never answers); a killed node is its own harness.
@@ -23,7 +23,7 @@ const SLACK_MS = 1500;
 
 let chain: EnsChain;
 let proxy: TcpProxy;
-let h: Harness;
+let h: MetadataService;
 let alice: Wallet;
 let image: Buffer;
 const tokenPath = (name: string) => `/metadata/network/11155111/token/${tokenIdFromNamehash(namehash(name))}`;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: '127.0.0.1', port: chain.anvil.port });
   alice = walletOf(chain, 1);
   image = await png();
-  h = await startHarness(chain, {
+  h = await startMetadataService(chain, {
     SEPOLIA_RPC_URL: proxy.url,
     RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
     METADATA_CACHE_TTL_MS: '0',
@@ -58,20 +58,14 @@ async function timed(req: request.Test): Promise<{ res: request.Response; ms: nu
   return { res, ms: Date.now() - started };
 }
 
-function expectUpstreamProblem(res: request.Response): void {
-  expect(res.status).toBe(502);
-  expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-  expect(res.body.code).toBe('UPSTREAM_ERROR');
-}
-
 describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, nothing written', () => {
   afterEach(() => proxy.setMode('forward'));
 
   it('a stalled node: token metadata, image.png, avatars and uploads answer 502 in time; then recover', async () => {
-    const app = h.service.app;
+    const app = h.app;
     await request(app).get(tokenPath('rpc.eth')).expect(200);
     const fields = await signedFields(app, alice);
-    const keysBefore = await storedKeys(h.service.context.blobs);
+    const keysBefore = await storedKeys(h.context.blobs);
     proxy.setMode('stall');
 
     for (const path of [
@@ -87,7 +81,7 @@ describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, n
     expectUpstreamProblem(res);
     expect(ms).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
     expect((await imageRows(h.db)).filter((r) => r.name === 'rpc.eth')).toEqual([]);
-    expect(await storedKeys(h.service.context.blobs)).toEqual(keysBefore);
+    expect(await storedKeys(h.context.blobs)).toEqual(keysBefore);
 
     proxy.setMode('forward');
     await request(app).get(tokenPath('rpc.eth')).expect(200);
@@ -99,12 +93,12 @@ describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, n
     const node = await startAnvil();
     process.kill(node.pid, 'SIGKILL');
     await node.stop();
-    const dead = await startHarness(chain, {
+    const dead = await startMetadataService(chain, {
       SEPOLIA_RPC_URL: node.rpcUrl,
       RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
     });
     try {
-      const app = dead.service.app;
+      const app = dead.app;
       for (const path of [
         tokenPath('rpc.eth'),
         `${tokenPath('rpc.eth')}/image.png`,
@@ -118,7 +112,7 @@ describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, n
         await upload(app, avatarPath('rpc.eth'), 'avatar', image, await signedFields(app, alice)),
       );
       expect(await imageRows(dead.db)).toEqual([]);
-      expect(await storedKeys(dead.service.context.blobs)).toEqual([]);
+      expect(await storedKeys(dead.context.blobs)).toEqual([]);
       const ready = await request(app).get('/ready').expect(503);
       expect(ready.body.checks['rpc:sepolia']).not.toBe('ok');
     } finally {
@@ -129,9 +123,9 @@ describe('the RPC node stalls or dies: 502 problem+json within RPC_TIMEOUT_MS, n
 
 describe('a contract that answers no value where one is required', () => {
   it('a NameWrapper address without code: token metadata is 502 BAD_DATA (the upstream), not a crash', async () => {
-    const misconfigured = await startHarness(chain, { SEPOLIA_NAME_WRAPPER: alice.address });
+    const misconfigured = await startMetadataService(chain, { SEPOLIA_NAME_WRAPPER: alice.address });
     try {
-      const res = await request(misconfigured.service.app).get(tokenPath('rpc.eth'));
+      const res = await request(misconfigured.app).get(tokenPath('rpc.eth'));
       expectUpstreamProblem(res);
       expect(res.body.upstream).toMatchObject({ code: 'BAD_DATA' });
       expect(res.body.detail).toContain(`NameWrapper names: undecodable answer from ${alice.address}`);

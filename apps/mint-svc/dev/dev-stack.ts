@@ -8,12 +8,14 @@ import {
   l2RegistryArtifact,
 } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
-import { DEV_L2_PARENT, type DevStackHook } from '@nrp/testkit';
+import { DEV_L2_PARENT, DEV_PROVEN_L2_PARENT, type DevStackHook } from '@nrp/testkit';
 
 const ONE_YEAR = 365 * 24 * 3600;
 export const DEV_MINT_PARENT = 'mint.eth';
 /** Minted on the L2 through this service once the stack runs, so an L2 subname resolves from the start. */
 export const DEV_L2_SUBNAME = `demo.${DEV_L2_PARENT}`;
+/** The same under the proven parent: it resolves through storage proofs once the next root is posted. */
+export const DEV_PROVEN_L2_SUBNAME = `demo.${DEV_PROVEN_L2_PARENT}`;
 
 /**
  * The L2 controller of the stack's L2Registry (same signer and treasury as on L1), made a controller there by the
@@ -46,19 +48,24 @@ async function deployL2MintController(
 }
 
 /**
- * `demo.l2.eth` for anvil account 0, minted as a wallet does: the service signs, the owner sends `mint` to the L2
- * controller with its address and a description as records.
+ * `name` (`demo.l2.eth`, `demo.proven.eth`) for anvil account 0, minted as a wallet does: the service signs, the
+ * owner sends `mint` to the L2 controller with its address and a description as records.
  */
-async function mintDemoL2Subname(mintUrl: string, l2RpcUrl: string, ownerKey: string): Promise<void> {
+async function mintDemoL2Subname(
+  name: string,
+  mintUrl: string,
+  l2RpcUrl: string,
+  ownerKey: string,
+): Promise<void> {
   const provider = new JsonRpcProvider(l2RpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
   try {
     const owner = new Wallet(ownerKey, provider);
-    const [label = ''] = DEV_L2_SUBNAME.split('.');
+    const [label = '', ...parent] = name.split('.');
     const res = await fetch(`${mintUrl}/api/v1/mint`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        parentName: DEV_L2_PARENT,
+        parentName: parent.join('.'),
         label,
         minterAddress: owner.address,
         network: 'base-sepolia',
@@ -70,7 +77,7 @@ async function mintDemoL2Subname(mintUrl: string, l2RpcUrl: string, ownerKey: st
       signature: string;
       mintController: string;
     };
-    const node = namehash(DEV_L2_SUBNAME);
+    const node = namehash(name);
     const registry = new Interface(l2RegistryArtifact.abi);
     const records = [
       registry.encodeFunctionData('setAddr(bytes32,address)', [node, owner.address]),
@@ -86,7 +93,7 @@ async function mintDemoL2Subname(mintUrl: string, l2RpcUrl: string, ownerKey: st
       .getFunction('mint')
       .send({ ...answer.content, price, fee }, answer.signature, records, '0x', { value: price + fee });
     const receipt = await tx.wait();
-    if (receipt?.status !== 1) throw new Error(`mint-svc dev stack: the mint of ${DEV_L2_SUBNAME} failed`);
+    if (receipt?.status !== 1) throw new Error(`mint-svc dev stack: the mint of ${name} failed`);
   } finally {
     provider.destroy();
   }
@@ -98,8 +105,8 @@ async function mintDemoL2Subname(mintUrl: string, l2RpcUrl: string, ownerKey: st
  * resolver and the controller approved in the registry, and an operator listing of `mint.eth` on sepolia for
  * anyone (0.001 ETH a year, 0.01 ETH for 1-3 characters, standard fee 0.0001 ETH) in a LISTINGS_FILE. The names
  * index follows the dev chain from the controller's deployment block with no confirmations. On the L2 (Base
- * Sepolia): an L2MintController of the stack's L2Registry of `l2.eth`, listed the same way on `base-sepolia`, and
- * `demo.l2.eth` minted through this service once it runs.
+ * Sepolia): an L2MintController for each of the stack's L2Registries (`l2.eth`, `proven.eth`), both listed the same
+ * way on `base-sepolia`, and `demo.l2.eth` and `demo.proven.eth` minted through this service once it runs.
  */
 export const prepareDevStack: DevStackHook = async (ctx) => {
   const [owner, , , , , , , , signer, treasury] = ctx.accounts;
@@ -140,11 +147,13 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     const deployedAt = await provider.getBlockNumber();
     await send(registry, 'setApprovalForAll', [controllerAddress, true]);
 
-    const l2 = await deployL2MintController(ctx.l2.rpcUrl, need('l2Registry'), {
+    const l2Keys = {
       owner: owner.privateKey,
       treasury: treasury.address,
       signer: new Wallet(signer.privateKey).address,
-    });
+    };
+    const l2 = await deployL2MintController(ctx.l2.rpcUrl, need('l2Registry'), l2Keys);
+    const provenL2 = await deployL2MintController(ctx.l2.rpcUrl, need('provenL2Registry'), l2Keys);
 
     const dir = path.join(ctx.dataDir, 'mint-svc');
     mkdirSync(dir, { recursive: true });
@@ -159,6 +168,7 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
     const listings = [
       { network: ctx.network, parentName: DEV_MINT_PARENT, listing },
       { network: ctx.l2.network, parentName: DEV_L2_PARENT, listing },
+      { network: ctx.l2.network, parentName: DEV_PROVEN_L2_PARENT, listing },
     ];
     writeFileSync(listingsFile, `${JSON.stringify(listings, null, 2)}\n`);
 
@@ -180,12 +190,23 @@ export const prepareDevStack: DevStackHook = async (ctx) => {
         INDEX_CONFIRMATIONS: '0',
         INDEX_INTERVAL_MS: '1000',
         SEPOLIA_INDEX_START_BLOCK: String(deployedAt),
-        BASE_SEPOLIA_L2_MINT_CONTROLLERS: l2.controller,
+        BASE_SEPOLIA_L2_MINT_CONTROLLERS: `${l2.controller},${provenL2.controller}`,
         BASE_SEPOLIA_INDEX_START_BLOCK: String(l2.deployedAt),
       },
-      contracts: { mintController: controllerAddress, l2MintController: l2.controller },
-      names: { mintParent: DEV_MINT_PARENT, l2Subname: DEV_L2_SUBNAME },
-      afterStart: () => mintDemoL2Subname(ctx.services.mint, ctx.l2.rpcUrl, owner.privateKey),
+      contracts: {
+        mintController: controllerAddress,
+        l2MintController: l2.controller,
+        provenL2MintController: provenL2.controller,
+      },
+      names: {
+        mintParent: DEV_MINT_PARENT,
+        l2Subname: DEV_L2_SUBNAME,
+        provenL2Subname: DEV_PROVEN_L2_SUBNAME,
+      },
+      afterStart: async () => {
+        for (const name of [DEV_L2_SUBNAME, DEV_PROVEN_L2_SUBNAME])
+          await mintDemoL2Subname(name, ctx.services.mint, ctx.l2.rpcUrl, owner.privateKey);
+      },
     };
   } finally {
     provider.destroy();

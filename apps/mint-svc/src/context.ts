@@ -6,9 +6,9 @@ import type { Kysely } from 'kysely';
 import type { ServiceContext } from '@nrp/server';
 import type { EventOutbox } from '@nrp/outbox';
 import type { MintDatabase } from './data/schema';
-import type { ChainContracts } from './chain-facts';
 import type { Config } from './config';
-import type { L2ParentDirectory } from './l2-parents';
+import type { ChainContracts } from './mint/chain-facts';
+import type { L2MintControllers } from './mint/l2-controllers';
 
 /** One network as the mint service sees it. */
 export interface MintNetworkContext {
@@ -19,12 +19,15 @@ export interface MintNetworkContext {
   mintController: string | undefined;
 }
 
-/** What the routes need; built once in createService. */
-export interface MintServiceContext extends ServiceContext<Config> {
+/**
+ * Everything the routes and use cases of this service use, built once in `createService`. Use cases take the part
+ * they need as `Pick<MintContext, …>`.
+ */
+export interface MintContext extends ServiceContext<Config> {
   /** The L1s: ENS, parents' owners, sign-ins and the L1 mint controllers. */
   networks: Record<NetworkName, MintNetworkContext>;
   /** The L2s: the parents their configured L2MintControllers mint under. */
-  l2: Record<L2NetworkName, L2ParentDirectory>;
+  l2: Record<L2NetworkName, L2MintControllers>;
   nonces: NonceStore;
   /** Never logged; only used to sign. */
   signer: Wallet;

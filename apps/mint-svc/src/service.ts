@@ -1,44 +1,35 @@
-import { Wallet, type Provider } from 'ethers';
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
 import {
   createL2Providers,
   createNetworkProviders,
-  l2EnvPrefix,
+  L2ParentDirectory,
   l2NetworksFromEnv,
-  mintControllerInterface,
   networksFromEnv,
-  perNetwork,
-  readView,
-  type NetworkName,
-  type NetworkProviders,
 } from '@nrp/chain';
-import { perL2Network, type L2NetworkName } from '@nrp/ens';
 import { createEventOutbox, eventRelayEnabled, startEventRelay } from '@nrp/outbox';
 import {
-  ConfigError,
   createApp,
   createServiceMetrics,
-  NotReady,
   redisFromConfig,
   startUpSteps,
   type ServiceFactory,
   type ServiceOverrides,
 } from '@nrp/server';
-import { DEFAULT_BASE_REGISTRAR, type Config } from './config';
-import type { MintNetworkContext, MintServiceContext } from './context';
+import { commonProblems } from '@nrp/validation';
+import { version } from '../package.json';
+import type { Config } from './config';
+import type { MintContext } from './context';
 import { migrateDatabase, openDatabase } from './data/database';
 import { EVENT_OUTBOX_TABLE, NONCE_TABLE, type MintDatabase } from './data/schema';
-import { L2ParentDirectory } from './l2-parents';
-import { loadListingFile } from './listing-file';
-import { mintNonceRoute, verifyMinterRoute } from './routes/auth';
-import { estimateRoute } from './routes/estimate';
-import { listingRoutes } from './routes/listings';
-import { mintRoute } from './routes/mint';
-import { namesRoute } from './routes/names';
-import { startNameIndexers } from './name-indexers';
-import { version } from '../package.json';
-import { commonProblems } from '@nrp/validation';
-import { Gauge } from 'prom-client';
+import { loadListingFile } from './listings/listing-file';
+import { listingRoutes } from './listings/routes';
+import { minterRoutes } from './minters/routes';
+import { controllerReadiness, l2MintControllers, mintNetworks } from './mint/networks';
+import { mintRoutes } from './mint/routes';
+import { signerFromConfig } from './mint/signer';
+import { startNameIndexers } from './names-index/indexers';
+import { namesIndexRoutes } from './names-index/routes';
+import { signInRoutes } from './sign-in/routes';
 
 export const SERVICE_NAME = 'mint-svc';
 
@@ -84,187 +75,65 @@ const description = `Mint service: listings, estimates and EIP-712 signed mint p
   parentName, owner or from/to, wrapped, expiry, txHash, blockNumber), through the same outbox; an event of a block
   later reorganised away is not withdrawn. \`GET /api/v1/names\` lists the index.`;
 
-const SIGNER_KEY = /^0x[0-9a-fA-F]{64}$/;
-
-/** The signing wallet, or a ConfigError that never echoes the key. */
-function signerFromConfig(key: string | undefined): Wallet {
-  if (!key)
-    throw new ConfigError(
-      'SIGNER_PRIVATE_KEY: required (0x + 64 hex digits); the service does not start without it',
-    );
-  if (!SIGNER_KEY.test(key)) {
-    throw new ConfigError('SIGNER_PRIVATE_KEY: must be 0x followed by 64 hex digits (value not shown)');
-  }
-  try {
-    return new Wallet(key);
-  } catch {
-    throw new ConfigError('SIGNER_PRIVATE_KEY: not a valid secp256k1 private key (value not shown)');
-  }
-}
-
-function networkContexts(
-  config: Config,
-  providers: NetworkProviders,
-): Record<NetworkName, MintNetworkContext> {
-  const build = (name: NetworkName): MintNetworkContext => {
-    const provider = providers[name];
-    const net = provider.config;
-    const prefix = name.toUpperCase() as Uppercase<NetworkName>;
-    return {
-      config: net,
-      provider,
-      contracts: {
-        ensRegistry: net.ens.ensRegistry,
-        nameWrapper: net.ens.nameWrapper,
-        baseRegistrar: config[`${prefix}_BASE_REGISTRAR`] ?? DEFAULT_BASE_REGISTRAR,
-      },
-      mintController: config[`${prefix}_MINT_CONTROLLER`],
-    };
-  };
-  return perNetwork(build);
-}
-
-/** The L2 mint controllers of `network` (`<L2>_L2_MINT_CONTROLLERS`). */
-function l2MintControllers(config: Config, network: L2NetworkName): string[] {
-  return config[`${l2EnvPrefix(network) as 'BASE' | 'BASE_SEPOLIA'}_L2_MINT_CONTROLLERS`];
-}
-
-/** The env prefix of a network's names index settings. */
-type IndexPrefix = 'MAINNET' | 'SEPOLIA' | 'BASE' | 'BASE_SEPOLIA';
-
 /** What tests hand in instead of the database and clock the config describes; never closed here. */
 export type MintOverrides = Pick<ServiceOverrides<MintDatabase>, 'database' | 'now'>;
 
-export const createService: ServiceFactory<Config, MintServiceContext, MintOverrides> = async (
+export const createService: ServiceFactory<Config, MintContext, MintOverrides> = async (
   config,
   logger,
   overrides = {},
 ) => {
   const signer = signerFromConfig(config.SIGNER_PRIVATE_KEY);
+  const onShutdown: Array<() => Promise<void>> = [];
   // The handle owns the connection: it is pinged and closed here; everything else queries its Kysely, `db`.
   const database = overrides.database ?? openDatabase(config);
-  const onShutdown: Array<() => Promise<void>> = [];
   if (!overrides.database) onShutdown.push(() => database.close());
+  await startUpSteps(onShutdown, () => migrateDatabase(database));
   const metrics = createServiceMetrics(SERVICE_NAME);
-  const networks = networkContexts(
-    config,
-    createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown),
-  );
+  const providers = createNetworkProviders(networksFromEnv(config), metrics.rpcCallsOf, onShutdown);
   const l2Providers = createL2Providers(l2NetworksFromEnv(config), metrics.rpcCallsOf, onShutdown);
-  const l2 = perL2Network(
-    (name) => new L2ParentDirectory(name, l2Providers[name], l2MintControllers(config, name)),
-  );
   const nonces = createNonceStore(database.db, { table: NONCE_TABLE, ttlMs: config.NONCE_TTL_MS });
-  const ctx: MintServiceContext = {
+  const ctx: MintContext = {
     config,
     logger,
-    networks,
-    l2,
+    networks: mintNetworks(config, providers),
+    l2: l2MintControllers(config, l2Providers, new L2ParentDirectory(l2Providers)),
     nonces,
     signer,
     db: database.db,
     events: createEventOutbox(EVENT_OUTBOX_TABLE, eventRelayEnabled(config, config.OFFCHAIN_URL)),
     now: overrides.now ?? (() => new Date()),
   };
-  await startUpSteps(onShutdown, async () => {
-    await migrateDatabase(database);
-    if (config.LISTINGS_FILE) {
-      const count = await loadListingFile(config.LISTINGS_FILE, ctx.db, ctx.now());
-      logger.info({ file: config.LISTINGS_FILE, count }, 'listings loaded');
-    }
-  });
+  const listingFile = config.LISTINGS_FILE;
+  if (listingFile) {
+    await startUpSteps(onShutdown, async () => {
+      const count = await loadListingFile(listingFile, ctx.db, ctx.now());
+      logger.info({ file: listingFile, count }, 'listings loaded');
+    });
+  }
 
   // Expired nonces are deleted, so the nonce table stays the size of the live ones. Stops before the database closes.
   const eventRelay = startEventRelay(database.db, EVENT_OUTBOX_TABLE, config, config.OFFCHAIN_URL, logger);
   onShutdown.unshift(startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, ctx.now), () =>
     eventRelay.stop(),
   );
-
-  const lagGauge = new Gauge({
-    name: 'name_index_lag_blocks',
-    help: 'Blocks between the confirmed head and the names index, by network.',
-    labelNames: ['network'],
-    registers: [metrics.registry],
-  });
-  const failuresGauge = new Gauge({
-    name: 'name_index_failures',
-    help: 'Failed runs in a row of the names index, by network (0 after a run that succeeded).',
-    labelNames: ['network'],
-    registers: [metrics.registry],
-  });
-  const indexers = startNameIndexers(
-    ctx,
-    (name) => ({
-      startBlock: config[`${name.toUpperCase().replace('-', '_') as IndexPrefix}_INDEX_START_BLOCK`],
-      confirmations: config.INDEX_CONFIRMATIONS,
-      batchBlocks: config.INDEX_BATCH_BLOCKS,
-      leaseMs: config.INDEX_LEASE_MS,
-      intervalMs: config.INDEX_INTERVAL_MS,
-      maxBackoffMs: config.INDEX_MAX_BACKOFF_MS,
-    }),
-    logger,
-    (network) => ({
-      lag: (blocks) => lagGauge.set({ network }, blocks),
-      failures: (count) => failuresGauge.set({ network }, count),
-    }),
-  );
+  const indexers = startNameIndexers(ctx, metrics.registry);
   onShutdown.unshift(() => indexers.stop());
 
-  const readiness: Record<string, () => Promise<unknown>> = { database: () => database.ping() };
-  for (const [name, index] of indexers.indexes) {
-    readiness[`${name}-index`] = async () => {
-      const lag = await index.lag();
-      const { failures, retryInMs } = index.health();
-      const failing = failures > 0 ? `; ${failures} failed runs in a row (next in ${retryInMs} ms)` : '';
-      if (lag > config.INDEX_MAX_LAG_BLOCKS) {
-        throw new NotReady(
-          `the names index is ${lag} blocks behind (INDEX_MAX_LAG_BLOCKS ${config.INDEX_MAX_LAG_BLOCKS})${failing}`,
-        );
-      }
-      return `ok, ${lag} blocks behind${failing}`;
-    };
-  }
+  const readiness: Record<string, () => Promise<unknown>> = {
+    database: () => database.ping(),
+    ...indexers.readiness,
+    ...controllerReadiness(ctx),
+  };
   // Redis (when configured) shares the rate-limit counters between replicas.
   const redis = redisFromConfig(config, logger, onShutdown);
-  const controllerReadiness = (provider: Provider, controllerAddress: string) => async () => {
-    // Ready when the node answers and the controller trusts this service's signer (and pays our treasury).
-    const read = <T extends readonly unknown[]>(fn: 'signers' | 'treasury', args: unknown[]) =>
-      readView<T>(provider, {
-        to: controllerAddress,
-        abi: mintControllerInterface,
-        fn,
-        args,
-        context: `mint controller ${fn}`,
-      });
-    const [[trusted], [treasury]] = await Promise.all([
-      read<[boolean]>('signers', [signer.address]),
-      read<[string]>('treasury', []),
-    ]);
-    if (trusted !== true) throw new NotReady(`the controller does not trust signer ${signer.address}`);
-    if (config.TREASURY_ADDRESS && treasury.toLowerCase() !== config.TREASURY_ADDRESS.toLowerCase()) {
-      throw new NotReady(`the controller's treasury ${treasury} is not TREASURY_ADDRESS`);
-    }
-  };
-  for (const [name, net] of Object.entries(networks)) {
-    if (net.mintController)
-      readiness[`${name}-controller`] = controllerReadiness(net.provider, net.mintController);
-  }
-  for (const directory of Object.values(l2)) {
-    for (const controller of directory.controllers) {
-      readiness[`${directory.network}-controller-${controller}`] = controllerReadiness(
-        directory.provider,
-        controller,
-      );
-    }
-  }
 
   const routes = [
-    estimateRoute(ctx),
-    mintRoute(ctx, (network) => metrics.mintSignatures.inc({ network })),
+    ...mintRoutes(ctx, (network) => metrics.mintSignatures.inc({ network })),
     ...listingRoutes(ctx),
-    mintNonceRoute(ctx),
-    verifyMinterRoute(ctx),
-    namesRoute(ctx),
+    ...signInRoutes(ctx),
+    ...minterRoutes(ctx),
+    ...namesIndexRoutes(ctx),
   ];
   const app = createApp({
     service: SERVICE_NAME,

@@ -1,23 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { ServiceError, createMintClient, mintResponseSchemas, type MintClient } from '@nrp/client';
-import {
-  accountAt,
-  mintArgs,
-  sendMint,
-  signIn,
-  startMintTestEnv,
-  walletAt,
-  type MintTestEnv,
-} from './helpers';
+import { type MintService, signIn, startMintService } from './helpers';
+import { accountAt, mintArgs, sendMint, walletAt } from '@nrp/testkit';
 
 describe('@nrp/client mint client against the service on a port', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let server: Server;
   let client: MintClient;
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     await env.chain.ens.registerEthName('club', accountAt(env.chain, 1).address);
     const registry = env.chain.ens.contract('ensRegistry');
     await env.chain.ens.send(registry, walletAt(env, 1), 'setApprovalForAll', [env.controllerAddress, true]);
@@ -31,7 +24,7 @@ describe('@nrp/client mint client against the service on a port', () => {
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
-    await env?.stop();
+    await env?.close();
   });
 
   it('nonce, listing, estimate, mint (sent on-chain), minter verification and delete', async () => {

@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import request from 'supertest';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { until } from '@nrp/testkit/src/until';
 import { mintControllerArtifact } from '@nrp/contracts';
 import { createLogger, loadConfig } from '@nrp/server';
 import {
+  DEV_PROVEN_L2_PARENT,
   deployDevL2Parent,
+  l2ChainOn,
   startAnvil,
   startEnsChain,
   type AnvilNode,
@@ -22,6 +26,7 @@ describe('mint-svc dev stack hook', () => {
   let chain: EnsChain;
   let l2: AnvilNode;
   let l2Registry: string;
+  let provenL2Registry: string;
   let dataDir: string;
 
   beforeAll(async () => {
@@ -30,6 +35,9 @@ describe('mint-svc dev stack hook', () => {
     const [owner] = chain.accounts;
     if (!owner) throw new Error('no anvil account 0');
     l2Registry = await deployDevL2Parent(chain.ens, l2, owner);
+    provenL2Registry = await l2ChainOn(l2).deployRegistry(DEV_PROVEN_L2_PARENT, {
+      owner: privateKeyToAccount(owner.privateKey as Hex),
+    });
     dataDir = mkdtempSync(path.join(tmpdir(), 'mint-dev-'));
   });
   afterAll(async () => {
@@ -45,7 +53,7 @@ describe('mint-svc dev stack hook', () => {
       chainId: chain.anvil.chainId,
       network: 'sepolia',
       l2: { rpcUrl: l2.rpcUrl, chainId: l2.chainId, network: 'base-sepolia' },
-      contracts: { l2Registry, ...contracts },
+      contracts: { l2Registry, provenL2Registry, ...contracts },
       accounts: chain.accounts,
       services: {
         metadata: 'http://127.0.0.1:3001',
@@ -66,7 +74,11 @@ describe('mint-svc dev stack hook', () => {
       },
     };
     const contribution = await prepareDevStack(ctx);
-    expect(contribution.names).toEqual({ mintParent: 'mint.eth', l2Subname: 'demo.l2.eth' });
+    expect(contribution.names).toEqual({
+      mintParent: 'mint.eth',
+      l2Subname: 'demo.l2.eth',
+      provenL2Subname: 'demo.proven.eth',
+    });
     // The database variables every service reads (databaseEnvSchema of @nrp/db).
     expect(contribution.env?.PGLITE_DATA_DIR).toBe(path.join(ctx.dataDir, 'mint-svc', 'pglite'));
     // Bound sign-in messages name URLs under the address the stack serves mint-svc at.
@@ -116,16 +128,21 @@ describe('mint-svc dev stack hook', () => {
         'hello.mint.eth in the names index',
         30_000,
       );
-      // l2.eth is listed on the L2: an estimate with only isTestnet finds it there, and the mint answer names the
-      // L2 controller and chain.
-      const l2Query = { ...query, parentName: 'l2.eth' };
-      const l2Estimate = await request(service.app).get('/api/v1/mint/estimate').query(l2Query).expect(200);
-      expect(l2Estimate.body).toMatchObject({ canMint: true, estimatedPriceEth: 0.001 });
-      const l2Mint = await request(service.app).post('/api/v1/mint').send(l2Query).expect(200);
-      expect(l2Mint.body).toMatchObject({
-        chainId: 84532,
-        mintController: contribution.contracts?.l2MintController,
-      });
+      // l2.eth and proven.eth are listed on the L2: an estimate with only isTestnet finds each there, and the mint
+      // answer names its own L2 controller and the chain.
+      for (const [parentName, mintController] of [
+        ['l2.eth', contribution.contracts?.l2MintController],
+        [DEV_PROVEN_L2_PARENT, contribution.contracts?.provenL2MintController],
+      ]) {
+        const l2Query = { ...query, parentName };
+        const l2Estimate = await request(service.app).get('/api/v1/mint/estimate').query(l2Query).expect(200);
+        expect(l2Estimate.body).toMatchObject({ canMint: true, estimatedPriceEth: 0.001 });
+        const l2Mint = await request(service.app).post('/api/v1/mint').send(l2Query).expect(200);
+        expect(l2Mint.body).toMatchObject({ chainId: 84532, mintController });
+      }
+      expect(contribution.contracts?.provenL2MintController).not.toBe(
+        contribution.contracts?.l2MintController,
+      );
     } finally {
       for (const step of service.onShutdown) await step();
       provider.destroy();

@@ -1,15 +1,21 @@
 import type { RunningService } from '@nrp/server';
-import { databaseFingerprint, hostileInputFindings, listenForTests, mainnetOnTestChain } from '@nrp/testkit';
-import { accountAt, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
+import {
+  accountAt,
+  databaseFingerprint,
+  hostileInputFindings,
+  listenForTests,
+  mainnetOnTestChain,
+} from '@nrp/testkit';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 // Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
 describe('mint-svc under hostile input', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let running: RunningService;
 
   beforeAll(async () => {
     // Without isTestnet a request is for mainnet: here that is the same test chain, never a public endpoint.
-    env = await startMintTestEnv((chain, controllerAddress) => ({
+    env = await startMintService((chain, controllerAddress) => ({
       ...mainnetOnTestChain(chain),
       MAINNET_BASE_REGISTRAR: chain.contracts.baseRegistrar,
       MAINNET_MINT_CONTROLLER: controllerAddress,
@@ -21,7 +27,7 @@ describe('mint-svc under hostile input', () => {
 
   afterAll(async () => {
     await running.shutdown();
-    await env.stop();
+    await env.close();
   });
 
   it('answers every route below 500, with problem+json for every error, and writes nothing on a 4xx', async () => {

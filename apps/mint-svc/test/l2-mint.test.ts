@@ -8,27 +8,30 @@ import path from 'node:path';
 import request from 'supertest';
 import { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { signMintContext } from '../src/sign-mint';
-import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, type L2Chain } from '@nrp/testkit';
+import { signMintContext } from '../src/mint/sign-mint';
 import {
-  SIGNER_KEY,
   accountAt,
-  listDirect,
+  deployL2Parent,
+  L2_CHAIN_ID,
+  type L2Chain,
+  type L2ParentContracts,
+  l2RegistryAbi,
+  MINT_SIGNER_KEY,
   mintArgs,
+  mintOnL2,
+  mintRevertOnL2,
   revertName,
   sendMint,
-  signIn,
-  startMintTestEnv,
+  startL2Chain,
   walletAt,
-  type MintTestEnv,
-} from './helpers';
-import { deployL2Parent, mintOnL2, mintRevertOnL2, type L2ParentContracts } from './l2-chain';
+} from '@nrp/testkit';
+import { listDirect, type MintService, signIn, startMintService } from './helpers';
 
 const PARENT = 'l2.eth';
 const MILLI = 10n ** 15n;
 
 describe('mint-svc with L2 parents (base-sepolia)', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let l2: L2Chain;
   let served: L2ParentContracts; // l2.eth: registry + enabled controller
   let disabled: L2ParentContracts; // off.eth: the registry has not enabled its controller
@@ -45,7 +48,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
   beforeAll(async () => {
     l2 = await startL2Chain();
     try {
-      env = await startMintTestEnv(async (chain) => {
+      env = await startMintService(async (chain) => {
         const treasury = accountAt(chain, 9).address;
         served = await deployL2Parent(l2, PARENT, treasury);
         disabled = await deployL2Parent(l2, 'off.eth', treasury, false);
@@ -72,7 +75,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     for (const label of ['l2', 'off', 'unserved']) await env.chain.ens.registerEthName(label, parentOwner);
   });
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await l2?.stop();
     rmSync(path.dirname(listingsFile), { recursive: true, force: true });
   });
@@ -160,7 +163,7 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
     const onL1 = await sendMint(env, walletAt(env, 5), args, MILLI + 1000n).catch((err: unknown) => err);
     expect(revertName(env, onL1)).toBe('InvalidSignature');
 
-    const l1Domain = await signMintContext(new Wallet(SIGNER_KEY), 11155111, served.controller, args[0]);
+    const l1Domain = await signMintContext(new Wallet(MINT_SIGNER_KEY), 11155111, served.controller, args[0]);
     const wrongChain = await mintRevertOnL2(
       l2,
       l2.account(5),

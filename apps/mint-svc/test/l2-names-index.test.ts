@@ -5,15 +5,25 @@
 import request from 'supertest';
 import { ZeroAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { L2_CHAIN_ID, l2RegistryAbi, startL2Chain, until, type L2Chain } from '@nrp/testkit';
+import {
+  accountAt,
+  deployL2Parent,
+  L2_CHAIN_ID,
+  type L2Chain,
+  type L2ParentContracts,
+  l2RegistryAbi,
+  mintArgs,
+  mintOnL2,
+  startL2Chain,
+  until,
+} from '@nrp/testkit';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { accountAt, listDirect, mintArgs, startMintTestEnv, type MintTestEnv } from './helpers';
-import { deployL2Parent, mintOnL2, type L2ParentContracts } from './l2-chain';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 const PARENT = 'l2idx.eth';
 
 describe('the names index of an L2 (base-sepolia)', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let l2: L2Chain;
   let parent: L2ParentContracts;
   let minter: string; // account 5
@@ -22,7 +32,7 @@ describe('the names index of an L2 (base-sepolia)', () => {
   beforeAll(async () => {
     l2 = await startL2Chain();
     try {
-      env = await startMintTestEnv(async (chain) => {
+      env = await startMintService(async (chain) => {
         parent = await deployL2Parent(l2, PARENT, accountAt(chain, 9).address);
         return {
           BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
@@ -47,7 +57,7 @@ describe('the names index of an L2 (base-sepolia)', () => {
     await listDirect(env, PARENT, { paymentReceiver: parentOwner }, null, 'base-sepolia');
   });
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await l2?.stop();
   });
 

@@ -8,13 +8,14 @@ import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
 import { configSchema } from '../src/config';
 import { createService } from '../src/service';
-import { accountAt, serviceEnv, signIn, SIWE_DOMAIN, startMintTestEnv, type MintTestEnv } from './helpers';
+import { type MintService, serviceEnv, signIn, SIWE_DOMAIN, startMintService } from './helpers';
 import { isVerifiedMinter } from '../src/data/verified-minters';
+import { accountAt } from '@nrp/testkit';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 
 describe('mint-svc listings API (sign-in, on-chain owner) and verified minters', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let owner: { address: string; privateKey: string }; // account 1 owns shop.eth
   let stranger: { address: string; privateKey: string }; // account 2
   let wrappedOwner: { address: string; privateKey: string }; // account 3 owns wrapped.eth (wrapped)
@@ -31,7 +32,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
   }
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     owner = accountAt(env.chain, 1);
     stranger = accountAt(env.chain, 2);
     wrappedOwner = accountAt(env.chain, 3);
@@ -40,7 +41,7 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
     await env.chain.ens.wrapName('wrapped.eth', wrappedOwner.address);
     await env.chain.ens.registerEthName('boutique', owner.address);
   });
-  afterAll(() => env?.stop());
+  afterAll(() => env?.close());
 
   describe('POST /api/v1/auth/nonce', () => {
     it('issues a single-use nonce per scope, expiresAt in Unix milliseconds', async () => {

@@ -2,31 +2,46 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-// The real offchain subname service (it owns the webhooks), started in-process through its own test helper.
-import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
+import { hashApiKey } from '@nrp/auth';
 import { until } from '@nrp/testkit/src/until';
-import { startReceiver, type WebhookReceiver } from '../../offchain-svc/test/webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@nrp/testkit/src/webhook-receiver';
+// The real offchain subname service (it owns the webhooks), built in-process by its own createService.
+import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
+import { PGLITE_EXTENSIONS } from '../../offchain-svc/src/data/database';
+import { createService as createOffchainService } from '../../offchain-svc/src/service';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { accountAt, approveController, listDirect, startMintTestEnv, type MintTestEnv } from './helpers';
+import { listDirect, type MintService, startMintService } from './helpers';
+import { accountAt, approveController, startTestServiceOnDatabase } from '@nrp/testkit';
 
 const TOKEN = 'mint-events-ingest-token-0123456789abcdef';
+const API_KEY = 'mint-events-test-key-0123456789';
 
 describe('mint.signed reaches the webhooks of the parent through the outbox and offchain-svc', () => {
   let receiver: WebhookReceiver;
-  let offchain: TestService;
+  let offchain: Awaited<ReturnType<typeof startOffchain>>;
+  const startOffchain = () =>
+    startTestServiceOnDatabase({
+      createService: createOffchainService,
+      configSchema: offchainConfigSchema,
+      env: {
+        RATE_LIMIT_PER_MINUTE: '100000',
+        BOOTSTRAP_API_KEY_HASH: hashApiKey(API_KEY),
+        BOOTSTRAP_API_KEY_PARENTS: 'events.eth',
+        EVENTS_INGEST_TOKEN: TOKEN,
+        WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
+        WEBHOOK_DELIVERY_INTERVAL_MS: '25',
+      },
+      database: { pgliteExtensions: PGLITE_EXTENSIONS },
+    });
   let server: Server;
-  let env: MintTestEnv;
+  let env: MintService;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    offchain = await startOffchainService({
-      EVENTS_INGEST_TOKEN: TOKEN,
-      WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
-      WEBHOOK_DELIVERY_INTERVAL_MS: '25',
-    });
+    receiver = await startWebhookReceiver();
+    offchain = await startOffchain();
     server = offchain.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    env = await startMintTestEnv({
+    env = await startMintService({
       OFFCHAIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       EVENTS_INGEST_TOKEN: TOKEN,
       EVENTS_RELAY_INTERVAL_MS: '25',
@@ -39,17 +54,16 @@ describe('mint.signed reaches the webhooks of the parent through the outbox and 
     });
   }, 180_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await new Promise((resolve) => server?.close(resolve));
     await offchain?.close();
     await receiver?.close();
   });
 
   it('a signed mint is delivered as mint.signed, verified by standardwebhooks; a refused mint emits nothing', async () => {
-    const key = await offchain.keyFor('events.eth');
     const hook = await request(offchain.app)
       .post('/api/v1/webhooks')
-      .set('x-auth-token', key)
+      .set('x-auth-token', API_KEY)
       .send({ url: receiver.url, events: ['mint.signed'] })
       .expect(201);
     const minter = accountAt(env.chain, 5).address;

@@ -12,21 +12,18 @@ import request from 'supertest';
 import { listingInputSchema } from '@nrp/api';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
-import { ensNpmArtifacts } from '@nrp/testkit';
-import { signMintContext } from '../src/sign-mint';
 import {
-  SIGNER_KEY,
   accountAt,
   approveController,
-  listDirect,
+  ensNpmArtifacts,
+  MINT_SIGNER_KEY,
   mintArgs,
   revertName,
   sendMint,
-  signIn,
-  startMintTestEnv,
   walletAt,
-  type MintTestEnv,
-} from './helpers';
+} from '@nrp/testkit';
+import { signMintContext } from '../src/mint/sign-mint';
+import { listDirect, type MintService, signIn, startMintService } from './helpers';
 import { removeListing, upsertListing } from '../src/data/listings';
 import { isVerifiedMinter } from '../src/data/verified-minters';
 
@@ -35,7 +32,7 @@ const SEPOLIA = 11155111;
 const MILLI = 10n ** 15n;
 
 describe('mint-svc estimate, mint and the controller on the ENS test chain', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   let parentOwner: string; // account 1, owns mint.eth (unwrapped) and strict.eth
   let receiver: string; // account 2, paymentReceiver of mint.eth
   let wrappedOwner: string; // account 3, owns wrapped.eth (wrapped)
@@ -52,7 +49,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       .send({ isTestnet: true, ...body });
 
   beforeAll(async () => {
-    env = await startMintTestEnv();
+    env = await startMintService();
     const { ens } = env.chain;
     parentOwner = accountAt(env.chain, 1).address;
     receiver = accountAt(env.chain, 2).address;
@@ -82,7 +79,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     await ens.registerEthName('strict', parentOwner);
     await ens.createSubname('strict.eth', 'vip', parentOwner);
   });
-  afterAll(() => env?.stop());
+  afterAll(() => env?.close());
 
   describe('input and lookup failures', () => {
     it('an unknown listing is 404 LISTING_NOT_FOUND, for the estimate and the mint', async () => {
@@ -614,7 +611,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
       // A valid signature from the service's key for a name that exists (the service itself would refuse).
       const takenCtx = { ...ctx, label: 'taken' };
       const takenSig = await signMintContext(
-        new Wallet(SIGNER_KEY),
+        new Wallet(MINT_SIGNER_KEY),
         SEPOLIA,
         env.controllerAddress,
         takenCtx,
@@ -697,7 +694,7 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     it('is ready while the controller trusts the signer, 503 once the owner removes it', async () => {
       const ready = await request(env.app).get('/ready').expect(200);
       expect(ready.body.checks['sepolia-controller']).toBe('ok');
-      const signerAddress = new Wallet(SIGNER_KEY).address;
+      const signerAddress = new Wallet(MINT_SIGNER_KEY).address;
       const ownerWallet = walletAt(env, 0);
       await env.chain.ens.send(env.controller, ownerWallet, 'setSigner', [signerAddress, false]);
       try {

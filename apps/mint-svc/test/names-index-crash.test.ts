@@ -4,30 +4,25 @@ import path from 'node:path';
 import request from 'supertest';
 import { sql } from 'kysely';
 import {
+  accountAt,
+  approveController,
   createTestDatabase,
+  mintArgs,
   NO_SHARED_POSTGRES,
   requireParts,
+  sendMint,
+  type ServiceProcess,
   sharedPostgresUrl,
   startServiceProcess,
   startTcpProxy,
-  type ServiceProcess,
   type TcpProxy,
   type TestDatabase,
+  walletAt,
 } from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import type { MintDatabase } from '../src/data/schema';
 import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import {
-  accountAt,
-  approveController,
-  listDirect,
-  mintArgs,
-  sendMint,
-  serviceEnv,
-  startMintTestEnv,
-  walletAt,
-  type MintTestEnv,
-} from './helpers';
+import { listDirect, type MintService, serviceEnv, startMintService } from './helpers';
 
 // The indexer runs as its own process (so SIGKILL is a real crash) on a PostgreSQL that it and its successors share.
 const databaseUrl = sharedPostgresUrl();
@@ -42,7 +37,7 @@ const ENTRY = 'apps/mint-svc/src/main.ts';
 const SCHEMA = 'mint';
 const LABELS = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
 
-let env: MintTestEnv;
+let env: MintService;
 let db: TestDatabase<MintDatabase>;
 let pgProxy: TcpProxy;
 const started: ServiceProcess[] = [];
@@ -55,7 +50,7 @@ const listingsFile = path.join(listingsDir, 'listings.json');
 beforeAll(async () => {
   if (!runs || !databaseUrl) return;
   // The in-process service of the helpers is not the one under test: it does not index.
-  env = await startMintTestEnv({ INDEX_INTERVAL_MS: '0' });
+  env = await startMintService({ INDEX_INTERVAL_MS: '0' });
   const parentOwner = accountAt(env.chain, 1).address;
   await env.chain.ens.registerEthName('crash', parentOwner);
   await approveController(env, 1, false);
@@ -97,7 +92,7 @@ afterAll(async () => {
   for (const svc of started) await svc.kill();
   await pgProxy?.stop();
   await db?.close();
-  await env?.stop();
+  await env?.close();
   rmSync(listingsDir, { recursive: true, force: true });
 });
 

@@ -4,25 +4,25 @@ import { Contract, type TransactionReceipt } from 'ethers';
 import { encodeCursor } from '@nrp/api';
 import { namehash } from '@nrp/ens';
 import { nameWrapperInterface } from '@nrp/chain';
-import { startRpcProxy, type RpcProxy, type SeenRpcCall } from '@nrp/testkit';
-import { until } from '@nrp/testkit/src/until';
-import { latestCheckpoints, takeLease } from '../src/data/names-index';
-import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
-import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index';
-import { l1IndexSource } from '../src/names-sources';
 import {
   accountAt,
   approveController,
-  listDirect,
   mintArgs,
+  type RpcProxy,
+  type SeenRpcCall,
   sendMint,
-  startMintTestEnv,
+  startRpcProxy,
   walletAt,
-  type MintTestEnv,
-} from './helpers';
+} from '@nrp/testkit';
+import { until } from '@nrp/testkit/src/until';
+import { latestCheckpoints, takeLease } from '../src/data/names-index';
+import { EVENT_OUTBOX_TABLE } from '../src/data/schema';
+import { NetworkNameIndex, retryDelayMs, type NameIndexSettings } from '../src/names-index/names-index';
+import { l1IndexSource } from '../src/names-index/sources';
+import { listDirect, type MintService, startMintService } from './helpers';
 
 describe('the names index: mints, transfers, reorganisations, GET /api/v1/names', () => {
-  let env: MintTestEnv;
+  let env: MintService;
   // The service reaches anvil through this proxy, which can answer garbage or drop calls.
   let rpc: RpcProxy | undefined;
   let holder: string; // account 3
@@ -30,7 +30,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
   const settings = { intervalMs: 50, maxBackoffMs: 500 };
 
   beforeAll(async () => {
-    env = await startMintTestEnv(async (chain) => {
+    env = await startMintService(async (chain) => {
       rpc = await startRpcProxy(chain.anvil.rpcUrl);
       return {
         SEPOLIA_RPC_URL: rpc.url,
@@ -58,7 +58,7 @@ describe('the names index: mints, transfers, reorganisations, GET /api/v1/names'
     await listDirect(env, 'wrapidx.eth', { paymentReceiver: parentOwner });
   }, 180_000);
   afterAll(async () => {
-    await env?.stop();
+    await env?.close();
     await rpc?.stop();
   });
 

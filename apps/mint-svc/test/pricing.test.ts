@@ -1,7 +1,7 @@
 import { formatEther, parseEther } from 'ethers';
 import { listingInputSchema } from '@nrp/api';
-import { mintValidationErrors, type EligibilityInput } from '../src/eligibility';
-import { labelLength, mintExpiry, quoteMint, SECONDS_PER_YEAR, weiToEtherNumber } from '../src/pricing';
+import { mintValidationErrors, type EligibilityInput } from '../src/mint/eligibility';
+import { labelLength, mintExpiry, quoteMint, SECONDS_PER_YEAR, weiToEtherNumber } from '../src/mint/pricing';
 
 const settings = listingInputSchema.parse({
   basePriceWei: '1000000000000000',

@@ -1,27 +1,22 @@
 import request from 'supertest';
 import {
+  accountAt,
+  approveController,
   createTestDatabase,
   missingCommands,
   NO_SHARED_POSTGRES,
   requireParts,
+  type ServiceProcess,
   sharedPostgresUrl,
   startHaproxy,
   startRedisServer,
   startServiceProcess,
-  type ServiceProcess,
   type TestDatabase,
   type TestHaproxy,
   type TestRedisServer,
 } from '@nrp/testkit';
 import type { MintDatabase } from '../src/data/schema';
-import {
-  accountAt,
-  approveController,
-  serviceEnv,
-  signIn,
-  startMintTestEnv,
-  type MintTestEnv,
-} from './helpers';
+import { type MintService, serviceEnv, signIn, startMintService } from './helpers';
 
 // Two processes of the service behind Debian's HAProxy, sharing one PostgreSQL database and one Redis (the test's
 // own redis-server, so no other test's counters mix in).
@@ -33,7 +28,7 @@ const runs = requireParts('REQUIRE_REPLICA_TESTS', 'the mint-svc replica test', 
 const replicaIt = runs ? it : it.skip;
 const MINT_LIMIT = 6;
 
-let env: MintTestEnv;
+let env: MintService;
 let db: TestDatabase<MintDatabase>;
 let redis: TestRedisServer;
 let replicas: ServiceProcess[] = [];
@@ -44,7 +39,7 @@ const listingPath = '/api/v1/listings/sepolia/rep.eth';
 beforeAll(async () => {
   if (!runs || !databaseUrl) return;
   // The chain, ENS and the MintController (the in-process service it also starts is not used here).
-  env = await startMintTestEnv();
+  env = await startMintService();
   db = await createTestDatabase<MintDatabase>({ url: databaseUrl });
   redis = await startRedisServer();
   const processEnv = serviceEnv(env.chain, {
@@ -71,7 +66,7 @@ afterAll(async () => {
   replicas = [];
   await redis?.stop();
   await db?.close();
-  await env?.stop();
+  await env?.close();
 });
 
 /** Requests with `method` a replica has answered, from its /metrics. */

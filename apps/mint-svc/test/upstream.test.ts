@@ -1,28 +1,35 @@
 import request from 'supertest';
 import { listingInputSchema } from '@nrp/api';
 import { namehash } from '@nrp/ens';
-import { createTestDatabase, startAnvil, startTcpProxy, startTestService, type TcpProxy } from '@nrp/testkit';
+import {
+  accountAt,
+  createTestDatabase,
+  startAnvil,
+  startTcpProxy,
+  startTestService,
+  type TcpProxy,
+} from '@nrp/testkit';
 import { configSchema } from '../src/config';
 import type { MintDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { accountAt, serviceEnv, startMintTestEnv, type MintTestEnv } from './helpers';
+import { type MintService, serviceEnv, startMintService } from './helpers';
 import { upsertListing } from '../src/data/listings';
 
 const RPC_TIMEOUT_MS = 500;
 // What a loaded 2-core machine may add to one timeout: a request must not wait for several timeouts in a row.
 const SLACK_MS = 1500;
 
-let env: MintTestEnv;
+let env: MintService;
 let proxy: TcpProxy;
 
 beforeAll(async () => {
-  env = await startMintTestEnv();
+  env = await startMintService();
   proxy = await startTcpProxy({ host: '127.0.0.1', port: env.chain.anvil.port });
 }, 120_000);
 
 afterAll(async () => {
   await proxy?.stop();
-  await env?.stop();
+  await env?.close();
 });
 
 /** A second service on the test chain whose sepolia RPC URL is `rpcUrl`, with rpc.eth listed. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeName } from '@nrp/ens';
 import { databaseEnvSchema, requireDatabaseUrlInProduction } from '@nrp/db';
-import { l2NetworksEnvSchema, networksEnvSchema, originListSchema } from '@nrp/chain';
+import { l2NetworksEnvSchema, l2ProofsEnvSchema, networksEnvSchema, originListSchema } from '@nrp/chain';
 import { baseConfigSchema, hostList, nonNegativeInt, positiveInt } from '@nrp/server';
 import { ethAddress } from '@nrp/validation';
 
@@ -22,6 +22,7 @@ const nameList = z.string().transform((value, ctx) => {
 export const configSchema = baseConfigSchema(3003)
   .extend(networksEnvSchema.shape)
   .extend(l2NetworksEnvSchema.shape)
+  .extend(l2ProofsEnvSchema.shape)
   .extend({
     /** DATABASE_URL (PGlite in PGLITE_DATA_DIR, or memory, when unset), DATABASE_SCHEMA, DATABASE_POOL_MAX. */
     ...databaseEnvSchema.shape,

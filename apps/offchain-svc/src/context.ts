@@ -9,6 +9,7 @@ import type { GatewayRecordReads } from './gateway/record-reads';
 import type { Kysely, Transaction } from 'kysely';
 import type { OffchainDatabase } from './data/schema';
 import type { NameControlReader } from './keys/name-control';
+import type { L2Provers } from './proofs/provers';
 
 /** Everything the routes and workers of this service use, built once in `createService`. */
 export interface OffchainContext extends ServiceContext<Config> {
@@ -36,6 +37,8 @@ export interface OffchainContext extends ServiceContext<Config> {
   gatewaySigning: GatewaySigning;
   /** The CCIP-Read gateway of L2 names: the L2 record reader and its short answer cache (never invalidated). */
   l2Gateway: L2Gateway;
+  /** Storage proofs of our L2 registries for ProvenL2Resolver, one prover per L2. */
+  l2Provers: L2Provers;
 }
 
 /** Records events for the subscribed webhooks inside the caller's transaction (see `data/events.ts`). */

@@ -23,6 +23,7 @@ import { cachedNameControl } from './keys/name-control';
 import { keyRoutes } from './keys/routes';
 import { AnswerCache } from './gateway/answer-cache';
 import { createL2RecordReader } from './gateway/l2-records';
+import { createL2Provers } from './proofs/provers';
 import { GatewayRecordReads } from './gateway/record-reads';
 import { gatewayRoutes } from './gateway/routes';
 import { recordChanges } from './subnames/record-changes';
@@ -129,8 +130,9 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     subnames: new AnswerCache(cacheLimits),
   };
   const l2Networks = l2NetworksFromEnv(config);
+  const l2Providers = createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown);
   const l2Gateway: OffchainContext['l2Gateway'] = {
-    reader: createL2RecordReader(l2Networks, createL2Providers(l2Networks, metrics.rpcCallsOf, onShutdown), {
+    reader: createL2RecordReader(l2Networks, l2Providers, {
       maxBlockAgeSeconds: config.L2_MAX_BLOCK_AGE_SECONDS,
       now: () => now().getTime(),
     }),
@@ -156,6 +158,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
       now: () => now().getTime(),
     },
     l2Gateway,
+    l2Provers: createL2Provers(config, l2Networks, providers, l2Providers),
   };
 
   const routes = [

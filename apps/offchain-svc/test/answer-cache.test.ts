@@ -5,7 +5,7 @@ import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
 import { createTestDatabase } from '@nrp/testkit/src/database';
-import { startTestService as startHarness } from '@nrp/testkit/src/test-service';
+import { startTestService } from '@nrp/testkit/src/test-service';
 import { configSchema } from '../src/config';
 import { issueApiKey } from '../src/keys/api-keys';
 import { PGLITE_EXTENSIONS, type OffchainDatabaseHandle } from '../src/data/database';
@@ -32,7 +32,7 @@ interface Replica {
 
 /** A replica of the service on `db` (shared by the replicas of a test, closed by the test). */
 async function startReplica(db: OffchainDatabaseHandle, env: Record<string, string> = {}): Promise<Replica> {
-  const service = await startHarness({
+  const service = await startTestService({
     createService,
     configSchema,
     env: {

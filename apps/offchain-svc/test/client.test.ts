@@ -7,16 +7,16 @@ import {
   type OffchainClient,
 } from '@nrp/client';
 import { namehash } from '@nrp/ens';
-import { ALICE, IPFS, startTestService, type TestService } from './helpers';
+import { ALICE, IPFS, startOffchainService, type OffchainService } from './helpers';
 
 describe('@nrp/client offchain client against the service on port 0', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let server: Server;
   let client: OffchainClient;
   let key: string;
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startOffchainService();
     key = await svc.keyFor('client.eth');
     server = svc.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

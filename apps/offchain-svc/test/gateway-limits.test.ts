@@ -3,7 +3,7 @@ import { AbiCoder, Wallet } from 'ethers';
 import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 
 const SIGNER = new Wallet('0x' + '5a'.repeat(32));
 const SENDER = '0x' + '0f'.repeat(20);
@@ -23,11 +23,11 @@ const multicallPath = (name: string, keys: string[]) =>
 const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 describe('CCIP-Read gateway budget: multicall calls and answer bytes', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let apiKey: string;
 
   beforeAll(async () => {
-    svc = await startTestService({ GATEWAY_SIGNER_KEY: SIGNER.privateKey });
+    svc = await startOffchainService({ GATEWAY_SIGNER_KEY: SIGNER.privateKey });
     apiKey = await svc.keyFor(PARENT);
   });
 
@@ -80,7 +80,7 @@ describe('CCIP-Read gateway budget: multicall calls and answer bytes', () => {
 });
 
 describe('CCIP-Read gateway fairness: per-client shares under the ceiling', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   const lookup = (ip: string) =>
     request(svc.app)
       .get(multicallPath(`fair.${PARENT}`, ['avatar']))
@@ -89,7 +89,7 @@ describe('CCIP-Read gateway fairness: per-client shares under the ceiling', () =
     request(svc.app).get(`/api/v1/gateway/${SENDER}/0xdeadbeef.json`).set('X-Forwarded-For', ip);
 
   beforeAll(async () => {
-    svc = await startTestService({
+    svc = await startOffchainService({
       GATEWAY_SIGNER_KEY: SIGNER.privateKey,
       TRUST_PROXY: '1',
       GATEWAY_RATE_LIMIT_PER_MINUTE: '20',

@@ -19,14 +19,14 @@ import {
 } from '@nrp/chain';
 import { dnsEncode } from '@nrp/ens';
 import { localNetworkConfig, startEnsChain, type EnsChain } from '@nrp/testkit';
-import { ALICE, startTestService, type TestService } from './helpers';
+import { ALICE, startOffchainService, type OffchainService } from './helpers';
 
 const SIGNER = new Wallet('0x' + '6b'.repeat(32));
 const NAME = 'alice.offchain.eth';
 
 describe('the gateway behind the universal resolver', () => {
   let chain: EnsChain;
-  let svc: TestService;
+  let svc: OffchainService;
   let server: Server;
   let provider: ChainProvider;
   let gatewayRequests = 0;
@@ -41,7 +41,7 @@ describe('the gateway behind the universal resolver', () => {
     ]);
     await chain.ens.registerEthName('offchain', chain.accounts[0]?.address ?? '', { resolver });
     // A per-IP limit of 10 a minute: the 100 lookups below come from one address and must still pass.
-    svc = await startTestService({ GATEWAY_SIGNER_KEY: SIGNER.privateKey, RATE_LIMIT_PER_MINUTE: '10' });
+    svc = await startOffchainService({ GATEWAY_SIGNER_KEY: SIGNER.privateKey, RATE_LIMIT_PER_MINUTE: '10' });
     server.on('request', (req, res) => {
       if (req.url?.startsWith('/api/v1/gateway')) gatewayRequests++;
       svc.app(req, res);
@@ -105,7 +105,7 @@ describe('the gateway behind the universal resolver', () => {
   }, 120_000);
 
   it('has one global ceiling (GATEWAY_RATE_LIMIT_PER_MINUTE) for all clients together', async () => {
-    const capped = await startTestService({
+    const capped = await startOffchainService({
       GATEWAY_SIGNER_KEY: SIGNER.privateKey,
       GATEWAY_RATE_LIMIT_PER_MINUTE: '3',
       TRUST_PROXY: 'true',

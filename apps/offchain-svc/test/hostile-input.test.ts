@@ -13,13 +13,13 @@ import {
   type EnsChain,
 } from '@nrp/testkit';
 import { Wallet } from 'ethers';
-import { ALICE, startTestService, type TestService } from './helpers';
+import { ALICE, startOffchainService, type OffchainService } from './helpers';
 
 const INGEST_TOKEN = randomBytes(24).toString('hex');
 
 // Generated and mutated requests for every route, over HTTP against the running service (libs/testkit hostile-input).
 describe('offchain-svc under hostile input', () => {
-  let service: TestService;
+  let service: OffchainService;
   let running: RunningService;
   let key: string;
   let webhookId: string;
@@ -32,7 +32,7 @@ describe('offchain-svc under hostile input', () => {
     const resolver = await chain.ens.deployOffchainResolver('http://127.0.0.1:1/{sender}/{data}.json', [
       ALICE,
     ]);
-    service = await startTestService({
+    service = await startOffchainService({
       ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
       ...mainnetOnTestChain(chain),
       SEPOLIA_OFFCHAIN_RESOLVER: resolver,

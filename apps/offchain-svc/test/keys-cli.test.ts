@@ -12,18 +12,18 @@ import { verifyApiKey } from '../src/keys/api-keys';
 import { KeysUsageError, runKeysCommand } from '../src/cli/keys-command';
 import type { OffchainDatabase } from '../src/data/schema';
 import { createService } from '../src/service';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
 
 describe('API key operator command (in process)', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   const lines: string[] = [];
   const keys = (argv: string[]) => runKeysCommand(svc.db, argv, (line) => lines.push(line));
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startOffchainService();
   });
   afterAll(() => svc.close());
   beforeEach(() => {

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { resolverInterface } from '@nrp/chain';
-import { ALICE, startTestService, type TestService } from './helpers';
+import { ALICE, startOffchainService, type OffchainService } from './helpers';
 import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import {
   SENDER,
@@ -22,7 +22,7 @@ const word = (hex: string) => hex.padStart(64, '0');
 
 describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
   let l2: GatewayL2;
-  let svc: TestService;
+  let svc: OffchainService;
   let clockOffsetMs = 0;
   const get = (callData: string) =>
     request(svc.app).get(`/api/v1/gateway/l2/base-sepolia/${l2.registry}/${SENDER}/${callData}.json`);
@@ -40,7 +40,7 @@ describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
 
   beforeAll(async () => {
     l2 = await startGatewayL2();
-    svc = await startTestService(
+    svc = await startOffchainService(
       {
         GATEWAY_SIGNER_KEY: SIGNER.privateKey,
         BASE_SEPOLIA_RPC_URL: l2.proxy.url,
@@ -166,7 +166,7 @@ describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
   });
 
   it('answers 503 GATEWAY_NOT_CONFIGURED without a signing key, reading nothing', async () => {
-    const unsigned = await startTestService({
+    const unsigned = await startOffchainService({
       BASE_SEPOLIA_RPC_URL: l2.proxy.url,
       BASE_SEPOLIA_L2_REGISTRIES: l2.registry,
     });
@@ -183,7 +183,7 @@ describe('L2 gateway: a failing L2 RPC node is never signed for', () => {
   });
 
   it('counts L2 reads (not cached answers) against the one gateway ceiling it shares with the offchain gateway', async () => {
-    const limited = await startTestService({
+    const limited = await startOffchainService({
       GATEWAY_SIGNER_KEY: SIGNER.privateKey,
       BASE_SEPOLIA_RPC_URL: l2.proxy.url,
       BASE_SEPOLIA_L2_REGISTRIES: l2.registry,

@@ -12,7 +12,7 @@ import { resolverInterface } from '@nrp/chain';
 import { deployContract, l2NameResolverArtifact, universalResolverArtifact } from '@nrp/contracts';
 import { dnsEncode, encodeContenthash } from '@nrp/ens';
 import { L2_CHAIN_ID, LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
-import { ALICE, BOB, IPFS, startTestService, type TestService } from './helpers';
+import { ALICE, BOB, IPFS, startOffchainService, type OffchainService } from './helpers';
 import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import {
   BASE_COIN,
@@ -34,7 +34,7 @@ const CACHE_MS = 2000;
 describe('L2 gateway: records of L2Registry names, signed', () => {
   let l2: GatewayL2;
   let l1: EnsChain;
-  let svc: TestService;
+  let svc: OffchainService;
   let server: Server;
   let base: string;
   /** The service's clock: the real one moved by `clockOffsetMs`, or stopped at `stoppedAt` while a test needs it. */
@@ -49,7 +49,7 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    svc = await startTestService(
+    svc = await startOffchainService(
       {
         GATEWAY_SIGNER_KEY: SIGNER.privateKey,
         BASE_SEPOLIA_RPC_URL: l2.proxy.url,

@@ -3,14 +3,14 @@
  * (across parents), and EVM chain ids sent as address-record coins.
  */
 import request from 'supertest';
-import { ALICE, BOB, startTestService, type TestService } from './helpers';
+import { ALICE, BOB, startOffchainService, type OffchainService } from './helpers';
 
 describe('Namespace SDK requests', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startOffchainService();
     key = await svc.keyFor('one.eth', 'two.eth');
     const write = (parentName: string, label: string, owner: string) =>
       request(svc.app)

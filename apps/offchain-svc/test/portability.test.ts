@@ -8,9 +8,9 @@ import {
   type OffchainClient,
   type OffchainSubname,
 } from '@nrp/client';
-import { ALICE, BOB, BTC, IPFS, startTestService, type TestService } from './helpers';
+import { ALICE, BOB, BTC, IPFS, startOffchainService, type OffchainService } from './helpers';
 
-const count = async (svc: TestService, table: 'offchain_subnames' | 'offchain_events') =>
+const count = async (svc: OffchainService, table: 'offchain_subnames' | 'offchain_events') =>
   Number(
     (
       await svc.db.db
@@ -28,7 +28,7 @@ const item = (label: string, extra: Partial<CreateSubnameInput> = {}): CreateSub
 
 /** Every record of the export, through HTTP, parsed line by line. */
 async function exportLines(
-  svc: TestService,
+  svc: OffchainService,
   key: string,
   query: Record<string, string>,
 ): Promise<OffchainSubname[]> {
@@ -45,10 +45,10 @@ async function exportLines(
 }
 
 describe('bulk import', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+    svc = await startOffchainService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
     key = await svc.keyFor('bulk.eth', 'second.eth');
     // A subscribed webhook: every written item records an event in the same transaction.
     await request(svc.app)
@@ -253,10 +253,10 @@ describe('bulk import', () => {
 });
 
 describe('export', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+    svc = await startOffchainService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
     key = await svc.keyFor('export.eth');
     // 2,500 subnames: the export spans three pages.
     for (let start = 0; start < 2500; start += 1000) {
@@ -319,11 +319,11 @@ describe('export', () => {
 });
 
 describe('records of maximal size: search and export pages are bounded in bytes', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   const labels = Array.from({ length: 12 }, (_, i) => `big${String(i).padStart(2, '0')}`);
   beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+    svc = await startOffchainService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
     key = await svc.keyFor('big.eth');
     // 12 records of 400 KB of texts: 4.8 MB together, more than one answer may carry.
     const texts = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, value: 'x'.repeat(4000) }));
@@ -404,10 +404,10 @@ describe('records of maximal size: search and export pages are bounded in bytes'
 });
 
 describe('export → bulk import into an empty database → export (typed client)', () => {
-  const servers: Array<{ svc: TestService; server: Server; client: OffchainClient; key: string }> = [];
+  const servers: Array<{ svc: OffchainService; server: Server; client: OffchainClient; key: string }> = [];
   beforeAll(async () => {
     for (let i = 0; i < 2; i++) {
-      const svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+      const svc = await startOffchainService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
       const server = svc.app.listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       const client = createOffchainClient({

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import request from 'supertest';
-import { startTestService } from './helpers';
+import { startOffchainService } from './helpers';
 
 /** A client address of its own per run, so counters left in Redis by earlier runs do not count. */
 const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -8,7 +8,7 @@ const LOOKUP = `/api/v1/subnames/namehash/0x${'00'.repeat(32)}`;
 
 describe('offchain-svc rate limit (RATE_LIMIT_PER_MINUTE per client IP)', () => {
   it('in process: the limit, then 429 RATE_LIMITED with Retry-After', async () => {
-    const svc = await startTestService({ TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3' });
+    const svc = await startOffchainService({ TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const ip = randomIp();
       for (let i = 0; i < 3; i++) {
@@ -25,8 +25,8 @@ describe('offchain-svc rate limit (RATE_LIMIT_PER_MINUTE per client IP)', () => 
 
   (process.env.REDIS_URL ? it : it.skip)('with Redis, replicas share the counters', async () => {
     const env = { TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '4', REDIS_URL: process.env.REDIS_URL ?? '' };
-    const a = await startTestService(env);
-    const b = await startTestService(env);
+    const a = await startOffchainService(env);
+    const b = await startOffchainService(env);
     try {
       await request(a.app)
         .get('/ready')

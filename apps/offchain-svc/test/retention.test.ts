@@ -3,13 +3,13 @@ import request from 'supertest';
 import { pruneEvents } from '../src/data/events';
 import { pruneIdempotencyKeys } from '../src/data/idempotency';
 import { EVENT_RETENTION_DAYS, IDEMPOTENCY_KEY_HOURS } from '../src/service';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 
 describe('retention of events, deliveries and idempotency keys', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
+    svc = await startOffchainService({ WEBHOOK_DELIVERY_INTERVAL_MS: '0' });
     key = await svc.keyFor('keep.eth');
   });
   afterAll(() => svc?.close());

@@ -10,14 +10,14 @@ import { startEnsChain, type EnsChain } from '@nrp/testkit/src/ens-fixture';
 import { devChainEnv } from '@nrp/testkit/src/chain-env';
 import { buildSignInMessage } from '@nrp/testkit/src/sign-in';
 import { until } from '@nrp/testkit/src/until';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 
 const DOMAIN = 'localhost:3003';
 const SEPOLIA = 11155111;
 
 describe('self-serve keys', () => {
   let chain: EnsChain;
-  let svc: TestService;
+  let svc: OffchainService;
   let clock: TestClock;
   let owner: Wallet;
   let other: Wallet;
@@ -86,7 +86,7 @@ describe('self-serve keys', () => {
       other.address,
     ]);
     clock = createTestClock();
-    svc = await startTestService(
+    svc = await startOffchainService(
       {
         ...devChainEnv(chain.contracts, chain.anvil.rpcUrl),
         SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver,

@@ -1,14 +1,14 @@
 import request from 'supertest';
 import { SERVICE_NAME } from '../src/service';
-import { startTestService, type TestService } from './helpers';
+import { startOffchainService, type OffchainService } from './helpers';
 import { itDocumentsItself } from '@nrp/testkit';
 import { offchainProblems } from '../src/problems';
 
 describe('offchain-svc shared endpoints', () => {
-  let svc: TestService;
+  let svc: OffchainService;
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startOffchainService();
   });
   afterAll(() => svc.close());
 
@@ -50,7 +50,7 @@ describe('offchain-svc shared endpoints', () => {
   });
 
   it('/ready answers 503 when the database is gone', async () => {
-    const other = await startTestService();
+    const other = await startOffchainService();
     await other.db.close();
     const res = await request(other.app).get('/ready').expect(503);
     expect(res.body.code).toBe('SERVICE_UNAVAILABLE');

@@ -2,18 +2,18 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { namehash } from '@nrp/ens';
-import { listenForTests } from '@nrp/testkit';
-import { ALICE, BOB, BTC, IPFS, startTestService, type TestService } from './helpers';
+import { expectProblem, listenForTests } from '@nrp/testkit';
+import { ALICE, BOB, BTC, IPFS, startOffchainService, type OffchainService } from './helpers';
 import { revokeApiKey } from '../src/data/api-keys';
 import { issueApiKey } from '../src/keys/api-keys';
 
 describe('offchain subnames API', () => {
-  let svc: TestService;
+  let svc: OffchainService;
   let demoKey: string;
   let otherKey: string;
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startOffchainService();
     demoKey = await svc.keyFor('demo.eth');
     otherKey = await svc.keyFor('other.eth');
   });
@@ -29,12 +29,6 @@ describe('offchain subnames API', () => {
     const req = request(svc.app).post('/api/v1/subnames');
     return key === null ? req.send(body as object) : req.set('x-auth-token', key).send(body as object);
   };
-  const expectProblem = (res: request.Response, status: number, code: string) => {
-    expect(res.status).toBe(status);
-    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body.code).toBe(code);
-  };
-
   describe('POST /api/v1/subnames', () => {
     it('creates a subname with every field (201), normalising names and addresses', async () => {
       const res = await post({

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { until } from '@nrp/testkit/src/until';
-import { startTestService, type TestService } from './helpers';
-import { startReceiver, type WebhookReceiver } from './webhook-receiver';
+import { startOffchainService, type OffchainService } from './helpers';
+import { startWebhookReceiver, type WebhookReceiver } from '@nrp/testkit/src/webhook-receiver';
 
 /** How long a slow receiver takes to answer; attempts time out later than that. */
 const SLOW_MS = 5000;
@@ -9,12 +9,12 @@ const SLOW_MS = 5000;
 describe('webhook deliveries: one slow receiver does not delay another', () => {
   let slow: WebhookReceiver[];
   let fast: WebhookReceiver;
-  let svc: TestService;
+  let svc: OffchainService;
 
   beforeAll(async () => {
-    slow = await Promise.all(Array.from({ length: 19 }, () => startReceiver(SLOW_MS)));
-    fast = await startReceiver();
-    svc = await startTestService({
+    slow = await Promise.all(Array.from({ length: 19 }, () => startWebhookReceiver(SLOW_MS)));
+    fast = await startWebhookReceiver();
+    svc = await startOffchainService({
       WEBHOOK_ALLOWED_ORIGINS: [...slow, fast].map((r) => r.origin).join(','),
       WEBHOOK_DELIVERY_INTERVAL_MS: '25',
       WEBHOOK_TIMEOUT_MS: String(SLOW_MS * 2),

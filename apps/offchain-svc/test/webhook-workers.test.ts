@@ -11,7 +11,7 @@ import { eventRecorder } from '../src/webhooks/events';
 import { createService } from '../src/service';
 import { webhookDispatcher } from '../src/webhooks/delivery';
 import type { WebhookSettings } from '../src/context';
-import { startReceiver, type WebhookReceiver } from './webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@nrp/testkit/src/webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 
 const logger = createLogger('webhook-workers-test', 'silent');
@@ -31,7 +31,7 @@ describe('webhook delivery workers on one database', () => {
   const shutdown: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    receiver = await startReceiver(25);
+    receiver = await startWebhookReceiver(25);
     db = await createTestDatabase<OffchainDatabase>({ poolMax: 10, pgliteExtensions: PGLITE_EXTENSIONS });
     replica = secondHandle(db);
   });

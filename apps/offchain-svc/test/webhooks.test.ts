@@ -3,8 +3,12 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { hashApiKey } from '@nrp/auth';
-import { ALICE, startTestService, type TestService } from './helpers';
-import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver';
+import { ALICE, startOffchainService, type OffchainService } from './helpers';
+import {
+  startWebhookReceiver,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+} from '@nrp/testkit/src/webhook-receiver';
 import { until } from '@nrp/testkit/src/until';
 import { retryDelayMs, MAX_RETRY_DELAY_MS } from '../src/webhooks/delivery';
 
@@ -15,7 +19,12 @@ interface Subscribed {
   secret: string;
 }
 
-async function subscribe(svc: TestService, key: string, url: string, events: string[]): Promise<Subscribed> {
+async function subscribe(
+  svc: OffchainService,
+  key: string,
+  url: string,
+  events: string[],
+): Promise<Subscribed> {
   const res = await request(svc.app)
     .post('/api/v1/webhooks')
     .set('x-auth-token', key)
@@ -42,13 +51,13 @@ function verified(secret: string, delivery: ReceivedDelivery): Payload {
 
 describe('webhooks', () => {
   let receiver: WebhookReceiver;
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   let otherKey: string;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    svc = await startTestService({
+    receiver = await startWebhookReceiver();
+    svc = await startOffchainService({
       WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
       WEBHOOK_DELIVERY_INTERVAL_MS: '25',
       WEBHOOK_RETRY_BASE_MS: '50',
@@ -475,11 +484,11 @@ describe('retry schedule', () => {
 
 describe('webhook delivery failure window and redelivery', () => {
   let receiver: WebhookReceiver;
-  let svc: TestService;
+  let svc: OffchainService;
   let key: string;
   beforeAll(async () => {
-    receiver = await startReceiver();
-    svc = await startTestService({
+    receiver = await startWebhookReceiver();
+    svc = await startOffchainService({
       WEBHOOK_ALLOWED_ORIGINS: receiver.origin,
       WEBHOOK_DELIVERY_INTERVAL_MS: '25',
       WEBHOOK_RETRY_BASE_MS: '50',

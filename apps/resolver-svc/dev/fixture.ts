@@ -19,7 +19,7 @@ import {
   type TestService,
 } from '@nrp/testkit';
 import { configSchema, type Config } from '../src/config';
-import type { RouteContext } from '../src/routes/context';
+import type { ResolverContext } from '../src/context';
 import { createService } from '../src/service';
 
 export const IPFS_URI = 'ipfs://bafybeibj6lixxzqtsb45ysdjnupvqkufgdvzqbnvmhw2kf7cfkesy7r7d4';
@@ -131,7 +131,7 @@ export async function startResolverFixture(): Promise<ResolverFixture> {
   };
 }
 
-export type ResolverService = TestService<Config, RouteContext>;
+export type ResolverService = TestService<Config, ResolverContext>;
 
 /** A resolver-svc built from `env` (not listening: use supertest). */
 export function startResolverService(env: Record<string, string>): Promise<ResolverService> {

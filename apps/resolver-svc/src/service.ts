@@ -6,18 +6,19 @@ import {
   redisFromConfig,
   type ServiceFactory,
 } from '@nrp/server';
-import { AddressNamesLookup } from './address-names';
-import { ResultCache } from './cache';
-import type { Config } from './config';
-import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './records';
-import { Resolution } from './resolution';
-import { chainRoutes } from './routes/chains';
-import { renderedAnswers, type RouteContext } from './routes/context';
-import { profileRoutes } from './routes/profile';
-import { namesRoutes } from './routes/names';
-import { recordRoutes } from './routes/records';
-import { reverseRoutes } from './routes/reverse';
 import { version } from '../package.json';
+import { chainRoutes } from './chains/routes';
+import type { Config } from './config';
+import type { ResolverContext } from './context';
+import { AddressNamesLookup } from './names/address-names';
+import { namesRoutes } from './names/routes';
+import { profileRoutes } from './profiles/routes';
+import { recordRoutes } from './records/routes';
+import { renderedAnswers } from './resolution/answers';
+import { ResultCache } from './resolution/cache';
+import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS } from './resolution/records';
+import { Resolution } from './resolution/resolution';
+import { reverseRoutes } from './reverse/routes';
 
 export const SERVICE_NAME = 'resolver-svc';
 
@@ -53,7 +54,7 @@ MINT_URL), on the network and on the L2 that settles on it (\`base-sepolia\` for
 \`mainnet\`), with the offchain subnames the address owns (offchain-svc, OFFCHAIN_URL); a source that fails is
 reported in the answer (\`partial\`, \`failedSources\`), never as a 5xx.`;
 
-export const createService: ServiceFactory<Config, RouteContext> = async (config, logger) => {
+export const createService: ServiceFactory<Config, ResolverContext> = async (config, logger) => {
   const onShutdown: Array<() => Promise<void>> = [];
   const redis = redisFromConfig(config, logger, onShutdown);
   const metrics = createServiceMetrics(SERVICE_NAME);
@@ -73,34 +74,33 @@ export const createService: ServiceFactory<Config, RouteContext> = async (config
     resolveTimeoutMs: config.RESOLVE_TIMEOUT_MS,
     avatarBaseUrl: config.METADATA_PUBLIC_URL,
   });
-  const ctx: RouteContext = {
+  const ctx: ResolverContext = {
     config,
     logger,
     resolution,
     rendered: renderedAnswers(),
+    addressNames: new AddressNamesLookup({
+      mintUrl: config.MINT_URL,
+      offchainUrl: config.OFFCHAIN_URL,
+      timeoutMs: config.NAMES_UPSTREAM_TIMEOUT_MS,
+      pageSize: config.NAMES_PAGE_SIZE_PER_SOURCE,
+      ttlMs: config.NAMES_CACHE_TTL_SECONDS * 1000,
+      cache,
+      resolution,
+      logger,
+    }),
     noCacheLimit: noCacheRateLimit(config.NO_CACHE_RATE_LIMIT_PER_MINUTE),
   };
   const readiness: Record<string, () => Promise<unknown>> = {
     [`rpc:${config.DEFAULT_NETWORK}`]: () => resolution.provider(config.DEFAULT_NETWORK).getBlockNumber(),
   };
 
-  const addressNames = new AddressNamesLookup({
-    mintUrl: config.MINT_URL,
-    offchainUrl: config.OFFCHAIN_URL,
-    timeoutMs: config.NAMES_UPSTREAM_TIMEOUT_MS,
-    pageSize: config.NAMES_PAGE_SIZE_PER_SOURCE,
-    ttlMs: config.NAMES_CACHE_TTL_SECONDS * 1000,
-    cache,
-    resolution,
-    logger,
-  });
-
   const routes = [
     ...profileRoutes(ctx),
     ...recordRoutes(ctx),
     ...reverseRoutes(ctx),
     ...chainRoutes(),
-    ...namesRoutes(ctx, addressNames),
+    ...namesRoutes(ctx),
   ];
   const app = createApp({
     service: SERVICE_NAME,

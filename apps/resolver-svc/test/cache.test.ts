@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createLogger } from '@nrp/server';
-import { ResultCache } from '../src/cache';
+import { ResultCache } from '../src/resolution/cache';
 import {
   startResolverService,
   startResolverFixture,

@@ -1,26 +1,38 @@
 /**
  * The sources of GET /ens/v2/names/{address} for real: mint-svc (indexing the L1 test chain and a Base Sepolia
- * anvil with an L2Registry and L2MintController) and offchain-svc, started in-process through their own test helpers
- * and listening on HTTP like in production. The holder (account 3) holds bob.idx.eth (minted on the L1, its primary
- * name), alpha.l2n.eth and beta.l2n.eth (minted on base-sepolia) and bob.offchain.eth (offchain).
+ * anvil with an L2Registry and L2MintController) and offchain-svc, each built in-process by its own createService on
+ * its own database and listening on HTTP like in production. The holder (account 3) holds bob.idx.eth (minted on the
+ * L1, its primary name), alpha.l2n.eth and beta.l2n.eth (minted on base-sepolia) and bob.offchain.eth (offchain).
  */
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
-import { devChainEnv, startL2Chain, type L2Chain } from '@nrp/testkit';
-import { until } from '@nrp/testkit/src/until';
+import { hashApiKey } from '@nrp/auth';
 import {
   accountAt,
   approveController,
-  listDirect,
+  deployL2Parent,
+  devChainEnv,
+  MINT_SIGNER_KEY,
   mintArgs,
+  mintOnL2,
   sendMint,
-  startMintTestEnv,
+  startL2Chain,
+  startMintControllerChain,
+  startTestServiceOnDatabase,
   walletAt,
-  type MintTestEnv,
-} from '../../mint-svc/test/helpers';
-import { deployL2Parent, mintOnL2, type L2ParentContracts } from '../../mint-svc/test/l2-chain';
-import { startTestService as startOffchainService, type TestService } from '../../offchain-svc/test/helpers';
+  type L2Chain,
+  type MintControllerChain,
+} from '@nrp/testkit';
+import { until } from '@nrp/testkit/src/until';
+import { configSchema as mintConfigSchema } from '../../mint-svc/src/config';
+import { createService as createMintService } from '../../mint-svc/src/service';
+import { configSchema as offchainConfigSchema } from '../../offchain-svc/src/config';
+import { PGLITE_EXTENSIONS } from '../../offchain-svc/src/data/database';
+import { createService as createOffchainService } from '../../offchain-svc/src/service';
 
 export const L2_PARENT = 'l2n.eth';
 export const HOLDER_L2_NAMES = ['alpha.l2n.eth', 'beta.l2n.eth'];
@@ -34,10 +46,12 @@ export async function listen(handler: RequestListener): Promise<{ server: Server
 
 export const closeServer = (server: Server) => new Promise((resolve) => server.close(resolve));
 
+const OFFCHAIN_KEY = 'names-env-offchain-key-0123456789';
+
 export interface NamesEnv {
-  mint: MintTestEnv;
+  /** The L1 with the MintController mint-svc signs for. */
+  mint: MintControllerChain;
   l2: L2Chain;
-  offchain: TestService;
   mintUrl: string;
   offchainUrl: string;
   /** Account 3: the holder of the names above. */
@@ -53,46 +67,79 @@ export interface NamesEnv {
 
 export async function startNamesEnv(): Promise<NamesEnv> {
   const l2 = await startL2Chain();
-  let l2Parent: L2ParentContracts | undefined;
   const servers: Server[] = [];
-  let mint: MintTestEnv | undefined;
-  let offchain: TestService | undefined;
+  let onL1: MintControllerChain | undefined;
+  const started: Array<{ close(): Promise<void> }> = [];
   const close = async () => {
     await Promise.all(servers.map(closeServer));
-    await offchain?.close();
-    await mint?.stop();
+    for (const service of started.reverse()) await service.close();
+    await onL1?.stop();
     await l2.stop();
   };
   try {
-    mint = await startMintTestEnv(async (chain) => {
-      const parent = await deployL2Parent(l2, L2_PARENT, accountAt(chain, 9).address);
-      l2Parent = parent;
-      return {
+    const env = await startMintControllerChain();
+    onL1 = env;
+    const l2Parent = await deployL2Parent(l2, L2_PARENT, env.treasury);
+    const holder = accountAt(env.chain, 3).address;
+    const parentOwner = accountAt(env.chain, 1).address;
+    // Listed by the operator's file, as in production.
+    const listings = join(mkdtempSync(join(tmpdir(), 'names-env-')), 'listings.json');
+    writeFileSync(
+      listings,
+      JSON.stringify(
+        [
+          ['sepolia', 'idx.eth'],
+          ['base-sepolia', L2_PARENT],
+        ].map(([network, parentName]) => ({
+          network,
+          parentName,
+          listing: { basePriceWei: '0', paymentReceiver: parentOwner },
+        })),
+      ),
+    );
+    const mint = await startTestServiceOnDatabase({
+      createService: createMintService,
+      configSchema: mintConfigSchema,
+      env: {
+        ...devChainEnv(env.chain.contracts, env.chain.anvil.rpcUrl),
+        MAINNET_RPC_URL: 'http://127.0.0.1:9',
+        SIGNER_PRIVATE_KEY: MINT_SIGNER_KEY,
+        SEPOLIA_MINT_CONTROLLER: env.controllerAddress,
+        TREASURY_ADDRESS: env.treasury,
         BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
-        BASE_SEPOLIA_L2_MINT_CONTROLLERS: parent.controller,
+        BASE_SEPOLIA_L2_MINT_CONTROLLERS: l2Parent.controller,
+        LISTINGS_FILE: listings,
         INDEX_CONFIRMATIONS: '0',
         INDEX_INTERVAL_MS: '50',
-      };
+        RATE_LIMIT_PER_MINUTE: '100000',
+        MINT_RATE_LIMIT_PER_MINUTE: '100000',
+      },
     });
-    offchain = await startOffchainService();
+    started.push(mint);
+    const offchain = await startTestServiceOnDatabase({
+      createService: createOffchainService,
+      configSchema: offchainConfigSchema,
+      env: {
+        RATE_LIMIT_PER_MINUTE: '100000',
+        BOOTSTRAP_API_KEY_HASH: hashApiKey(OFFCHAIN_KEY),
+        BOOTSTRAP_API_KEY_PARENTS: 'offchain.eth',
+      },
+      database: { pgliteExtensions: PGLITE_EXTENSIONS },
+    });
+    started.push(offchain);
     const mintServer = await listen(mint.app);
     const offchainServer = await listen(offchain.app);
     servers.push(mintServer.server, offchainServer.server);
-    const key = await offchain.keyFor('offchain.eth');
-    const service = offchain;
     const createOffchain = async (label: string, owner: string) => {
-      await request(service.app)
+      await request(offchain.app)
         .post('/api/v1/subnames')
-        .set('x-auth-token', key)
+        .set('x-auth-token', OFFCHAIN_KEY)
         .send({ parentName: 'offchain.eth', label, owner })
         .expect(201);
     };
 
-    const env = mint;
-    const holder = accountAt(env.chain, 3).address;
-    const parentOwner = accountAt(env.chain, 1).address;
     const signMint = async (body: Record<string, unknown>) => {
-      const signed = await request(env.app).post('/api/v1/mint').send(body).expect(200);
+      const signed = await request(mint.app).post('/api/v1/mint').send(body).expect(200);
       const { content } = signed.body;
       return {
         args: mintArgs(signed.body),
@@ -103,8 +150,6 @@ export async function startNamesEnv(): Promise<NamesEnv> {
     await env.chain.ens.registerEthName('idx', parentOwner);
     await env.chain.ens.registerEthName('l2n', parentOwner);
     await approveController(env, 1, false);
-    await listDirect(env, 'idx.eth', { paymentReceiver: parentOwner });
-    await listDirect(env, L2_PARENT, { paymentReceiver: parentOwner }, null, 'base-sepolia');
     const l1 = await signMint({
       isTestnet: true,
       parentName: 'idx.eth',
@@ -113,8 +158,6 @@ export async function startNamesEnv(): Promise<NamesEnv> {
       expiryInYears: 1,
     });
     await sendMint(env, walletAt(env, 3), l1.args, l1.value);
-    const controller = l2Parent?.controller;
-    if (!controller) throw new Error('the L2 parent was not deployed');
     const l2Expiries: Record<string, number | null> = {};
     for (const name of HOLDER_L2_NAMES) {
       const label = name.split('.')[0];
@@ -124,14 +167,14 @@ export async function startNamesEnv(): Promise<NamesEnv> {
         label,
         minterAddress: holder,
       });
-      await mintOnL2(l2, l2.account(3), controller, minted.args, minted.value);
+      await mintOnL2(l2, l2.account(3), l2Parent.controller, minted.args, minted.value);
       l2Expiries[name] = minted.expiry;
     }
     await env.chain.ens.setAddr('bob.idx.eth', holder);
     await env.chain.ens.setReverseName(accountAt(env.chain, 3).privateKey, 'bob.idx.eth');
     await createOffchain('bob', holder);
     const indexed = async (network: string, count: number) =>
-      (await request(env.app).get('/api/v1/names').query({ network, owner: holder })).body.items?.length ===
+      (await request(mint.app).get('/api/v1/names').query({ network, owner: holder })).body.items?.length ===
       count;
     await until(() => indexed('sepolia', 1), 'bob.idx.eth indexed', 30_000);
     await until(() => indexed('base-sepolia', HOLDER_L2_NAMES.length), 'the L2 names indexed', 30_000);
@@ -139,7 +182,6 @@ export async function startNamesEnv(): Promise<NamesEnv> {
     return {
       mint: env,
       l2,
-      offchain: service,
       mintUrl: mintServer.url,
       offchainUrl: offchainServer.url,
       holder,

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { encodeCursor } from '@nrp/api';
-import { accountAt } from '../../mint-svc/test/helpers';
 import { startResolverService, type ResolverService } from '../dev/fixture';
 import { HOLDER_L2_NAMES, L2_PARENT, closeServer, listen, startNamesEnv, type NamesEnv } from './names-env';
+import { accountAt } from '@nrp/testkit';
 
 /** NAMES_PAGE_SIZE_PER_SOURCE's default. */
 const DEFAULT_PAGE_SIZE = 50;

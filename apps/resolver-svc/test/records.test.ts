@@ -9,7 +9,7 @@ import {
   decodeTextRecord,
   recordCalls,
   selectionKeys,
-} from '../src/records';
+} from '../src/resolution/records';
 
 const abi = AbiCoder.defaultAbiCoder();
 const bytesAnswer = (hex: string) => abi.encode(['bytes'], [hex]) as Hex;

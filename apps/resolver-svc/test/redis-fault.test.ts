@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis';
 import { closeRedis, createLogger, createRedisClient } from '@nrp/server';
 import { redisServerAvailable, startRedisServer, until, type TestRedisServer } from '@nrp/testkit';
-import { ResultCache } from '../src/cache';
+import { ResultCache } from '../src/resolution/cache';
 
 const TTL_MS = 60_000;
 

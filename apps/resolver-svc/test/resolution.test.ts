@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { getAddress } from 'ethers';
 import { chainByName } from '@nrp/ens';
-import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS, WELL_KNOWN_TEXT_KEYS } from '../src/records';
+import { DEFAULT_CHAINS, DEFAULT_TEXT_KEYS, WELL_KNOWN_TEXT_KEYS } from '../src/resolution/records';
 import {
   BASE_COIN,
   BTC_ADDRESS,

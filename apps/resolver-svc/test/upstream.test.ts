@@ -1,7 +1,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { startAnvil, startTcpProxy } from '@nrp/testkit';
+import { expectUpstreamProblem, startAnvil, startTcpProxy } from '@nrp/testkit';
 import {
   startResolverService,
   startResolverFixture,
@@ -20,16 +20,6 @@ afterAll(async () => {
   await svc?.close();
   await fx?.stop();
 });
-
-function expectUpstreamProblem(res: request.Response): { message: string; code: string | number | null } {
-  expect(res.status).toBe(502);
-  expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-  expect(res.body.code).toBe('UPSTREAM_ERROR');
-  expect(typeof res.body.upstream.message).toBe('string');
-  expect(res.body.upstream.message.length).toBeGreaterThan(0);
-  expect(JSON.stringify(res.body)).not.toMatch(/\bat .+\.ts:\d+/); // no stack trace
-  return res.body.upstream;
-}
 
 describe('RPC node failures answer 502 UPSTREAM_ERROR, never 500, never a hang', () => {
   it('a killed node (SIGKILL by PID)', async () => {

@@ -1,8 +1,6 @@
 /** The networks of the mint API: the L1s and L2s a parent can be listed on, and how `isTestnet` maps to them. */
 import { z } from 'zod';
-import { MINT_NETWORK_NAMES, NETWORK_NAMES, settlementNetworkOf, type AnyNetworkName } from '@nrp/ens';
-
-export { settlementNetworkOf };
+import { MINT_NETWORK_NAMES, NETWORK_NAMES, settlementOf, type AnyNetworkName } from '@nrp/ens';
 
 export const mintNetworkSchema = z
   .enum(MINT_NETWORK_NAMES)
@@ -14,7 +12,7 @@ export const l1NetworkSchema = z.enum(NETWORK_NAMES).meta({ description: '`mainn
 
 /** Whether `network` is a testnet (`sepolia`, or an L2 settling on it): what `isTestnet` must agree with. */
 export function isTestnetNetwork(network: AnyNetworkName): boolean {
-  return settlementNetworkOf(network) === 'sepolia';
+  return settlementOf(network) === 'sepolia';
 }
 
 export const NETWORK_RULE =

@@ -15,13 +15,7 @@ import {
   type MintNetwork,
 } from './mint-network';
 
-export {
-  isTestnetNetwork,
-  l1NetworkSchema,
-  mintNetworkSchema,
-  settlementNetworkOf,
-  type MintNetwork,
-} from './mint-network';
+export { isTestnetNetwork, l1NetworkSchema, mintNetworkSchema, type MintNetwork } from './mint-network';
 
 // ----- shared pieces -----
 

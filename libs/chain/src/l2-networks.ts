@@ -1,31 +1,20 @@
-import { FetchRequest, Interface, JsonRpcProvider, Network, type Provider } from 'ethers';
+import { FetchRequest, Interface, JsonRpcProvider, Network } from 'ethers';
 import { z } from 'zod';
-import {
-  dnsDecode,
-  L2_NETWORK_CHAIN_IDS,
-  L2_NETWORK_NAMES,
-  L2_SETTLEMENT_NETWORK,
-  perL2Network,
-  type L2NetworkName,
-  type Hex,
-  type NetworkName,
-} from '@nrp/ens';
+import { L2_NETWORK_CHAIN_IDS, L2_NETWORK_NAMES, perL2Network, type L2NetworkName } from '@nrp/ens';
 import { ethAddress } from '@nrp/validation';
-import { readView } from './call-view';
-import { toUpstreamError } from './errors';
-import { DEFAULT_RPC_TIMEOUT_MS } from './networks';
+import { DEFAULT_RPC_TIMEOUT_MS, envPrefix } from './networks';
 import { observeRpcCalls, type RpcCall } from './rpc-calls';
 
 export { L2_NETWORK_NAMES, type L2NetworkName };
 
 /**
  * One L2 our subname registries live on: where to read it, and which of our L2Registry contracts (one per parent)
- * the services serve there. An L2 name resolves from `settlesOn` through the parent's L2NameResolver.
+ * the services serve there. An L2 name resolves from the L1 it settles on (`settlementOf`) through the parent's
+ * L2NameResolver.
  */
 export interface L2NetworkConfig {
   name: L2NetworkName;
   chainId: number;
-  settlesOn: NetworkName;
   rpcUrl: string;
   rpcTimeoutMs: number;
   /** Our L2Registry addresses on this L2 (checksummed as given); the gateway and metadata serve only these. */
@@ -52,11 +41,6 @@ export const addressListEnv = z
   )
   .pipe(z.array(ethAddress));
 
-/** `base-sepolia` → `BASE_SEPOLIA`, the prefix of its variables. */
-export function l2EnvPrefix(network: L2NetworkName): string {
-  return network.toUpperCase().replace('-', '_');
-}
-
 /**
  * zod schema of the L2 env vars: `<L2>_RPC_URL` and `<L2>_L2_REGISTRIES` (comma-separated L2Registry addresses)
  * for L2 in BASE, BASE_SEPOLIA. Timeouts are the L1's `RPC_TIMEOUT_MS`. Services merge its `.shape` into their
@@ -74,13 +58,12 @@ type L2NetworksEnv = z.infer<typeof l2NetworksEnvSchema>;
 export function l2NetworksFromEnv(parsed: L2NetworksEnv): L2NetworksConfig {
   const env = parsed as Record<string, unknown>;
   return perL2Network((name) => {
-    const prefix = l2EnvPrefix(name);
+    const prefix = envPrefix(name);
     const rpcUrl = env[`${prefix}_RPC_URL`];
     const registries = env[`${prefix}_L2_REGISTRIES`];
     return {
       name,
       chainId: L2_NETWORK_CHAIN_IDS[name],
-      settlesOn: L2_SETTLEMENT_NETWORK[name],
       rpcUrl: typeof rpcUrl === 'string' ? rpcUrl : DEFAULT_L2_RPC_URLS[name],
       rpcTimeoutMs: parsed.RPC_TIMEOUT_MS,
       registries: Array.isArray(registries) ? registries.map(String) : [],
@@ -142,27 +125,3 @@ const L2_MINT_CONTROLLER_ABI = [
 
 export const l2RegistryInterface = new Interface(L2_REGISTRY_ABI);
 export const l2MintControllerInterface = new Interface(L2_MINT_CONTROLLER_ABI);
-
-/**
- * The parent name (dotted) of the L2Registry at `registry`, from its DNS-encoded `parentName()`: set in its
- * constructor, so callers may keep it. An answer that does not decode means the address is not an L2Registry
- * (UpstreamError).
- */
-export async function readL2ParentName(
-  provider: Provider,
-  registry: string,
-  network: L2NetworkName,
-): Promise<string> {
-  const context = `parent name of the L2 registry ${registry} on ${network}`;
-  const [encoded] = await readView<[string]>(provider, {
-    to: registry,
-    abi: l2RegistryInterface,
-    fn: 'parentName',
-    context,
-  });
-  try {
-    return dnsDecode(encoded as Hex);
-  } catch (err) {
-    throw toUpstreamError(`${context}: not a DNS-encoded name`, err);
-  }
-}

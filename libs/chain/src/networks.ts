@@ -1,11 +1,29 @@
 import { z } from 'zod';
-import { NETWORK_CHAIN_IDS, NETWORK_NAMES, perNetwork, type NetworkName } from '@nrp/ens';
+import {
+  NETWORK_CHAIN_IDS,
+  NETWORK_NAMES,
+  l2sSettlingOn,
+  perNetwork,
+  settlementOf,
+  type AnyNetworkName,
+  type NetworkName,
+} from '@nrp/ens';
 import { ethAddress, withoutEmptyVariables } from '@nrp/validation';
 import { originListSchema } from './outbound-url-policy';
 
-// The network list is ENS's (the client, which must not load this library, uses it too); re-exported here with
-// `perNetwork` for the services, which build their chain access from this module.
-export { NETWORK_NAMES, perNetwork, type NetworkName };
+// The network list and which L1 each L2 settles on are ENS's (the client, which must not load this library, uses
+// them too); re-exported here for the services, which build their chain access from this module.
+export { NETWORK_NAMES, l2sSettlingOn, perNetwork, settlementOf, type NetworkName };
+
+/** The prefix of a network's environment variables, as a type: `base-sepolia` → `BASE_SEPOLIA`. */
+export type EnvPrefix<N extends string> = N extends `${infer Head}-${infer Tail}`
+  ? `${Uppercase<Head>}_${EnvPrefix<Tail>}`
+  : Uppercase<N>;
+
+/** The prefix of a network's environment variables (`SEPOLIA_RPC_URL`, `BASE_SEPOLIA_L2_REGISTRIES`). */
+export function envPrefix<N extends AnyNetworkName>(network: N): EnvPrefix<N> {
+  return network.toUpperCase().replaceAll('-', '_') as EnvPrefix<N>;
+}
 
 /** The ENS contracts a network's services talk to. */
 export interface EnsAddresses {
@@ -95,10 +113,6 @@ const ENV_SUFFIXES = {
   universalResolver: 'UNIVERSAL_RESOLVER',
 } as const satisfies Record<keyof EnsAddresses, string>;
 
-function prefix(network: NetworkName): string {
-  return network.toUpperCase();
-}
-
 /**
  * zod schema of the chain env vars: `<NETWORK>_RPC_URL`, `<NETWORK>_ENS_REGISTRY`, `<NETWORK>_NAME_WRAPPER`,
  * `<NETWORK>_PUBLIC_RESOLVER`, `<NETWORK>_REVERSE_REGISTRAR`, `<NETWORK>_UNIVERSAL_RESOLVER` for NETWORK in
@@ -133,7 +147,7 @@ export class NetworkConfigError extends Error {
 /** Builds both networks' config from parsed env (the output of `networksEnvSchema`). */
 export function networksFromEnv(parsed: NetworksEnv): NetworksConfig {
   const build = (name: NetworkName): NetworkConfig => {
-    const p = prefix(name);
+    const p = envPrefix(name);
     const env = parsed as Record<string, unknown>;
     const ens = { ...DEFAULT_ENS_ADDRESSES[name] };
     for (const key of Object.keys(ENV_SUFFIXES) as Array<keyof EnsAddresses>) {

@@ -4,6 +4,7 @@ import {
   DEFAULT_RPC_TIMEOUT_MS,
   NetworkConfigError,
   createProvider,
+  envPrefix,
   loadNetworksConfig,
   networkByChainId,
   networksEnvSchema,
@@ -69,5 +70,14 @@ describe('createProvider', () => {
     } finally {
       provider.destroy();
     }
+  });
+});
+
+describe('envPrefix', () => {
+  it("is the prefix of a network's variables: upper case, dashes as underscores", () => {
+    expect(envPrefix('mainnet')).toBe('MAINNET');
+    expect(envPrefix('sepolia')).toBe('SEPOLIA');
+    expect(envPrefix('base')).toBe('BASE');
+    expect(envPrefix('base-sepolia')).toBe('BASE_SEPOLIA');
   });
 });

@@ -17,7 +17,7 @@ import type {
   VerifyMinterRequest,
 } from '@nrp/api/mint';
 import type { SignedRequest } from '@nrp/api/signed-request';
-import { settlementNetworkOf, type NetworkName } from '@nrp/ens';
+import { settlementOf, type NetworkName } from '@nrp/ens';
 import { boundSignInMessage, NETWORK_CHAIN_IDS } from './sign-in-message';
 
 export type {
@@ -77,7 +77,7 @@ export function listingSignInMessage(input: ListingSignInInput): string {
     ...input,
     url: `${baseUrlOf(input.serviceUrl)}${listingPath(input.network, input.parentName)}`,
     statement: `${verb} the listing of ${input.parentName} on ${input.network}.`,
-    chainId: NETWORK_CHAIN_IDS[settlementNetworkOf(input.network)],
+    chainId: NETWORK_CHAIN_IDS[settlementOf(input.network)],
   });
 }
 

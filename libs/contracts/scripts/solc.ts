@@ -28,16 +28,17 @@ function listSolidity(dir: string): string[] {
     });
 }
 
-/** Resolves `@scope/pkg/...` imports from node_modules (OpenZeppelin and friends). */
+/**
+ * Resolves `@scope/pkg/...` imports from node_modules (OpenZeppelin, @unruggable/gateways and their relative
+ * imports), looked up as files: a package's `exports` map does not list its Solidity sources.
+ */
 function findImport(importPath: string): ImportResult {
-  try {
-    const resolved = require.resolve(importPath, { paths: [CONTRACTS_ROOT] });
-    return { contents: readFileSync(resolved, 'utf8') };
-  } catch {
-    const local = path.join(SOURCES_DIR, importPath);
-    if (existsSync(local)) return { contents: readFileSync(local, 'utf8') };
-    return { error: `import not found: ${importPath}` };
-  }
+  const candidates = [
+    ...(require.resolve.paths(importPath) ?? []).map((dir) => path.join(dir, importPath)),
+    path.join(SOURCES_DIR, importPath),
+  ];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  return found ? { contents: readFileSync(found, 'utf8') } : { error: `import not found: ${importPath}` };
 }
 
 interface SolcOutput {
@@ -78,4 +79,40 @@ export function compileAll(): CompiledArtifact[] {
 
 export function artifactJson(artifact: CompiledArtifact): string {
   return `${JSON.stringify(artifact, null, 2)}\n`;
+}
+
+/** One state variable (or struct member) as solc lays it out in storage. */
+export interface StorageEntry {
+  label: string;
+  slot: string;
+  offset: number;
+  type: string;
+}
+
+export interface StorageLayout {
+  storage: StorageEntry[];
+  /** Type id (as in `StorageEntry.type`) → its members when it is a struct. */
+  types: Record<string, { members?: StorageEntry[] }>;
+}
+
+type LayoutOutput = Omit<SolcOutput, 'contracts'> & {
+  contracts?: Record<string, Record<string, { storageLayout: StorageLayout }>>;
+};
+
+/**
+ * solc's storage layout of the contract named like `src/<source>`, for tests that hold a layout other contracts read
+ * as an interface.
+ */
+export function storageLayout(source: string): StorageLayout {
+  const input = {
+    language: 'Solidity',
+    sources: { [source]: { content: readFileSync(path.join(SOURCES_DIR, source), 'utf8') } },
+    settings: { outputSelection: { '*': { '*': ['storageLayout'] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as LayoutOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const layout = output.contracts?.[source]?.[path.basename(source, '.sol')]?.storageLayout;
+  if (!layout) throw new Error(`${source} has no storage layout`);
+  return layout;
 }

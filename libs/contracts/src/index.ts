@@ -86,3 +86,4 @@ export function deployERC1271WalletTestDouble(signer: Signer, owner: string): Pr
 }
 export * from './mint-controller';
 export * from './l2';
+export * from './l2-proofs';

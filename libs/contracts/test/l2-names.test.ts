@@ -18,11 +18,14 @@ import {
   stringToHex,
   parseAbi,
   parseEther,
+  parseEventLogs,
+  zeroAddress,
   toFunctionSelector,
   type Abi,
   type Address,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { getEnsAddress, getEnsText } from 'viem/actions';
@@ -181,8 +184,13 @@ describe('L2 subnames', () => {
           args: [node, '0xe301017012'],
         }),
       ];
-      await mint(ctx, await sign(ctx), records);
+      const receipt = (await mint(ctx, await sign(ctx), records)) as TransactionReceipt;
 
+      // Registered straight to its holder: one Transfer, from nobody to alice, none through the controller.
+      const transfers = parseEventLogs({ abi: l2RegistryAbi, logs: receipt.logs, eventName: 'Transfer' });
+      expect(transfers.map((log) => log.args)).toEqual([
+        { from: zeroAddress, to: alice.address, tokenId: BigInt(node) },
+      ]);
       expect(await read(registry, l2RegistryAbi, 'ownerOf', [BigInt(node)])).toBe(alice.address);
       expect(await read(registry, l2RegistryAbi, 'owner', [node])).toBe(alice.address);
       expect(await read(registry, l2RegistryAbi, 'expiries', [BigInt(node)])).toBe(ctx.expiry);
@@ -273,6 +281,19 @@ describe('L2 subnames', () => {
       expect(await text(node, 'url')).toBe('https://bob.example');
       // records stay with the name, not the holder
       expect(await text(node, 'description')).toBe('carol on base');
+    });
+
+    it('lets a controller set the records of the name it registers only in the registering transaction', async () => {
+      await l2.setController(registry, deployer.address);
+      await l2.register(registry, 'grace', bob.address, (await l2.now()) + 86400n);
+      const grace = namehash(`grace.${PARENT}`);
+      expect(
+        await revertOf(l2.send(deployer, registry, l2RegistryAbi, 'setText', [grace, 'url', 'x'])),
+      ).toEqual({
+        name: 'NotAuthorised',
+        args: [grace, deployer.address],
+      });
+      await l2.setController(registry, deployer.address, false);
     });
 
     it('lets the parent revoke a name unless it was minted with PARENT_CANNOT_CONTROL', async () => {

@@ -6,7 +6,7 @@ export type NetworkName = (typeof NETWORK_NAMES)[number];
 export const NETWORK_CHAIN_IDS: Readonly<Record<NetworkName, number>> = { mainnet: 1, sepolia: 11155111 };
 
 /**
- * The L2s our subname registries live on. Their names resolve from the L1 they settle on (`L2_SETTLEMENT_NETWORK`)
+ * The L2s our subname registries live on. Their names resolve from the L1 they settle on (`settlementOf`)
  * through CCIP-Read, so ENS clients see them with no special code.
  */
 export const L2_NETWORK_NAMES = ['base', 'base-sepolia'] as const;
@@ -18,7 +18,7 @@ export const L2_NETWORK_CHAIN_IDS: Readonly<Record<L2NetworkName, number>> = {
 };
 
 /** The L1 each L2 settles on: where the parent's resolver, and so its subnames' resolution, lives. */
-export const L2_SETTLEMENT_NETWORK: Readonly<Record<L2NetworkName, NetworkName>> = {
+const L2_SETTLEMENT_NETWORK: Readonly<Record<L2NetworkName, NetworkName>> = {
   base: 'mainnet',
   'base-sepolia': 'sepolia',
 };
@@ -31,9 +31,14 @@ export function isL2Network(network: AnyNetworkName): network is L2NetworkName {
   return (L2_NETWORK_NAMES as readonly string[]).includes(network);
 }
 
-/** The L1 a network's parents are owned on: itself, or the L1 an L2 settles on. */
-export function settlementNetworkOf(network: AnyNetworkName): NetworkName {
+/** The L1 `network` settles on: an L2's L1 (where its names resolve and its parents are owned), an L1 itself. */
+export function settlementOf(network: AnyNetworkName): NetworkName {
   return isL2Network(network) ? L2_SETTLEMENT_NETWORK[network] : network;
+}
+
+/** The L2s that settle on the L1 `network`, in the order of L2_NETWORK_NAMES. */
+export function l2sSettlingOn(network: NetworkName): L2NetworkName[] {
+  return L2_NETWORK_NAMES.filter((l2) => L2_SETTLEMENT_NETWORK[l2] === network);
 }
 
 /** Chain id of any network, L1 or L2. */

@@ -1,47 +1,10 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { commonProblems, ProblemError } from '@nrp/validation';
 import type { Logger } from './logger';
 import type { RateLimitSpec } from './route';
-
-/** One counted request: the hits in the key's current window and when that window ends (epoch ms). */
-interface WindowCount {
-  hits: number;
-  resetAt: number;
-}
-
-/**
- * Fixed windows of `windowMs` in this process, each starting at the first request after the previous one ended (as a
- * Redis counter's expiry starts at its first hit). The whole table is dropped when a window ends, so memory is
- * bounded by the clients of one window and nothing has to be swept.
- */
-class MemoryWindowCounter {
-  private counts = new Map<string, number>();
-  private resetAt = 0;
-
-  constructor(private readonly windowMs: number) {}
-
-  increment(key: string, now = Date.now()): WindowCount {
-    if (now >= this.resetAt) {
-      this.counts = new Map();
-      this.resetAt = now + this.windowMs;
-    }
-    const hits = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, hits);
-    return { hits, resetAt: this.resetAt };
-  }
-}
-
-/** Fixed-window counters in Redis, shared by every replica: one MULTI per request. */
-async function incrementInRedis(redis: Redis, redisKey: string, windowMs: number): Promise<WindowCount> {
-  const results = await redis.multi().incr(redisKey).pexpire(redisKey, windowMs, 'NX').pttl(redisKey).exec();
-  if (!results) throw new Error('rate-limit transaction was aborted');
-  const [incr, , pttl] = results;
-  if (incr?.[0]) throw incr[0];
-  if (pttl?.[0]) throw pttl[0];
-  const ttl = Number(pttl?.[1]);
-  return { hits: Number(incr?.[1]), resetAt: Date.now() + (ttl > 0 ? ttl : windowMs) };
-}
 
 /**
  * Client states in which Redis is known to be away: counting waits for nothing then. While it first connects,
@@ -49,10 +12,65 @@ async function incrementInRedis(redis: Redis, redisKey: string, windowMs: number
  */
 const REDIS_DOWN = new Set(['reconnecting', 'close', 'end']);
 
-/** A structured-field list member added to the header (routes with their own limit also count the global one). */
-function appendHeader(res: Response, name: string, member: string): void {
-  const previous = res.getHeader(name);
-  res.setHeader(name, typeof previous === 'string' ? `${previous}, ${member}` : member);
+/**
+ * rate-limit-redis's counters, shared by every replica, with express-rate-limit's MemoryStore behind them: while
+ * Redis is known to be away, or a command fails, this process counts alone (so a Redis outage neither fails requests
+ * nor lifts the limit), and shared counting resumes when it is back.
+ */
+class SharedOrLocalStore implements Store {
+  readonly localKeys = false;
+  private readonly shared: RedisStore;
+  private readonly local = new MemoryStore();
+  private options?: Options;
+  private scriptsLoaded = false;
+
+  constructor(
+    private readonly redis: Redis,
+    readonly prefix: string,
+    private readonly onFailure: (err: unknown) => void,
+  ) {
+    this.shared = new RedisStore({
+      prefix,
+      sendCommand: (command: string, ...args: string[]) =>
+        redis.call(command, ...args) as Promise<RedisReply>,
+    });
+  }
+
+  init(options: Options): void {
+    this.options = options;
+    this.local.init(options);
+    this.loadScripts();
+  }
+
+  /** The store's Lua scripts; a load that failed (Redis away at start) is retried by the next failed count. */
+  private loadScripts(): void {
+    if (!this.options) return;
+    this.shared.init(this.options).then(
+      () => {
+        this.scriptsLoaded = true;
+      },
+      () => undefined,
+    );
+  }
+
+  async increment(key: string): Promise<IncrementResponse> {
+    if (REDIS_DOWN.has(this.redis.status)) return this.local.increment(key);
+    try {
+      return await this.shared.increment(key);
+    } catch (err) {
+      this.onFailure(err);
+      if (!this.scriptsLoaded) this.loadScripts();
+      return this.local.increment(key);
+    }
+  }
+
+  async decrement(key: string): Promise<void> {
+    await Promise.all([this.shared.decrement(key), this.local.decrement(key)]);
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await Promise.all([this.shared.resetKey(key), this.local.resetKey(key)]);
+  }
 }
 
 /** The client's address: the socket's, unless the app trusts a proxy's X-Forwarded-For (`req.ip` parses it). */
@@ -62,10 +80,10 @@ function clientIp(req: Request): string {
 }
 
 /**
- * A limiter per route (or one for the whole app), keyed by client IP unless the spec says otherwise, answering
- * IETF draft-8 `RateLimit` / `RateLimit-Policy` headers and 429 with `Retry-After` past the limit. With Redis the
- * counters are shared by every replica; while Redis is known to be away, or a command fails, this process counts
- * alone (so a Redis outage neither fails requests nor lifts the limit), and shared counting resumes when it is back.
+ * A limiter per route (or one for the whole app): express-rate-limit, keyed by client IP unless the spec says
+ * otherwise, answering IETF draft-8 `RateLimit` / `RateLimit-Policy` headers (one list member per limit the request
+ * counts against) and, past the limit, a problem+json 429 with `Retry-After`. A window starts at a key's first
+ * request. With Redis the counters are shared by every replica (see `SharedOrLocalStore`).
  */
 export function createRateLimiter(
   service: string,
@@ -74,46 +92,42 @@ export function createRateLimiter(
   redis?: Redis,
 ): RequestHandler {
   const { name, windowMs, limit } = spec;
-  const keyOf = spec.key ?? clientIp;
-  const local = new MemoryWindowCounter(windowMs);
-  const redisPrefix = `rl:${service}:${name}:`;
-  const policy = `"${name}"; q=${limit}; w=${Math.ceil(windowMs / 1000)}`;
-
-  const answer = (count: WindowCount, res: Response, next: (err?: unknown) => void): void => {
-    const resetSeconds = Math.max(0, Math.ceil((count.resetAt - Date.now()) / 1000));
-    appendHeader(res, 'ratelimit-policy', policy);
-    appendHeader(res, 'ratelimit', `"${name}"; r=${Math.max(0, limit - count.hits)}; t=${resetSeconds}`);
-    if (count.hits <= limit) {
-      next();
-      return;
-    }
-    next(
-      new ProblemError(
-        commonProblems.RATE_LIMITED,
-        `Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded.`,
-        { headers: { 'Retry-After': String(Math.max(1, resetSeconds)) } },
-      ),
-    );
-  };
-
-  return (req, res, next) => {
-    if (spec.skip?.(req)) {
-      next();
-      return;
-    }
-    const key = keyOf(req);
-    if (!redis || REDIS_DOWN.has(redis.status)) {
-      answer(local.increment(key), res, next);
-      return;
-    }
-    incrementInRedis(redis, redisPrefix + key, windowMs).then(
-      (count) => answer(count, res, next),
-      (err: unknown) => {
-        logger.warn({ err, limit: name }, 'rate-limit store failed; counting in this process');
-        answer(local.increment(key), res, next);
-      },
-    );
-  };
+  const store = redis
+    ? new SharedOrLocalStore(redis, `rl:${service}:${name}:`, (err) =>
+        logger.warn({ err, limit: name }, 'rate-limit store failed; counting in this process'),
+      )
+    : new MemoryStore();
+  return rateLimit({
+    windowMs,
+    limit,
+    identifier: name,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    store,
+    keyGenerator: spec.key ?? clientIp,
+    ...(spec.skip ? { skip: spec.skip } : {}),
+    handler: (_req, res, next) => {
+      // The library has set Retry-After to the window's remaining seconds: 0 in its last second, never asked for.
+      next(
+        new ProblemError(
+          commonProblems.RATE_LIMITED,
+          `Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded.`,
+          { headers: { 'Retry-After': String(Math.max(1, Number(res.getHeader('Retry-After')))) } },
+        ),
+      );
+    },
+    validate: {
+      // Forwarded headers are the app's TRUST_PROXY setting's business, read once by `clientIp`: a header the app
+      // does not trust is ignored, as today, not reported.
+      trustProxy: false,
+      xForwardedForHeader: false,
+      forwardedHeader: false,
+      // Keys are whole addresses (IPv6 too), as they were before the library.
+      keyGeneratorIpFallback: false,
+      // The gateway's ceiling counts each lookup that reaches the database, not each request.
+      singleCount: false,
+    },
+  });
 }
 
 const NO_CACHE_PARAM = /[?&]noCache=(true|1)(&|$)/;

@@ -369,8 +369,23 @@ describe('rate limiting', () => {
     const res = await request(server).post('/widgets').send({ label: 'a', size: 1 }).expect(429);
     expect(res.body.code).toBe('RATE_LIMITED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(res.headers['ratelimit-policy']).toBeDefined();
-    expect(res.headers.ratelimit).toBeDefined();
+    // IETF draft-8: one list member per limit the request counts against, the global one first.
+    expect(res.headers['ratelimit-policy']).toMatch(
+      /^"global"; q=1000; w=60(; pk=:[A-Za-z0-9+/=]+:)?, "create"; q=3; w=60(; pk=:[A-Za-z0-9+/=]+:)?$/,
+    );
+    expect(res.headers.ratelimit).toMatch(/^"global"; r=996; t=(59|60), "create"; r=0; t=(59|60)$/);
+  });
+
+  it('counts the client the app trusts: X-Forwarded-For only behind a trusted proxy', async () => {
+    const statusesFrom = async (server: ReturnType<typeof app>) => {
+      const out: number[] = [];
+      for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3'])
+        out.push((await request(server).get('/widgets/demo.eth').set('X-Forwarded-For', ip)).status);
+      return out;
+    };
+    const config = { CORS_ORIGINS: ['*'], RATE_LIMIT_PER_MINUTE: 2 };
+    expect(await statusesFrom(app({ config: { ...config, TRUST_PROXY: '1' } }))).toEqual([200, 200, 200]);
+    expect(await statusesFrom(app({ config: { ...config, TRUST_PROXY: 'false' } }))).toEqual([200, 200, 429]);
   });
 
   it('routes naming the same limit share its counter, and skipped requests are not counted', async () => {

@@ -6,6 +6,11 @@
  */
 /** The dev stack's L2 parent: its subnames are ERC-721 tokens on the L2, resolved from L1 through CCIP-Read. */
 export const DEV_L2_PARENT = 'l2.eth';
+/**
+ * The dev stack's proven L2 parent: subnames on the same L2, resolved from L1 through ProvenL2Resolver, which checks
+ * storage proofs against the output roots the dev rollup posts (no signer trusted).
+ */
+export const DEV_PROVEN_L2_PARENT = 'proven.eth';
 
 export interface DevAccount {
   address: string;

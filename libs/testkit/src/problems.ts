@@ -26,3 +26,18 @@ export function expectProblem(
   expect(body).toMatchObject({ status, code, type: `/docs/errors#${code}` });
   return body;
 }
+
+/**
+ * Asserts that `answer` is the 502 `UPSTREAM_ERROR` of a failed RPC node, gateway or peer service: its `upstream`
+ * member carries the upstream's own message (and code), and no stack trace leaks. Returns `upstream`.
+ */
+export function expectUpstreamProblem(answer: HttpAnswer): { message: string; code: string | number | null } {
+  const body = expectProblem(answer, 502, 'UPSTREAM_ERROR') as {
+    upstream?: { message: string; code: string | number | null };
+  };
+  expect(typeof body.upstream?.message).toBe('string');
+  expect(body.upstream?.message.length).toBeGreaterThan(0);
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+\.ts:\d+/);
+  if (!body.upstream) throw new Error('no upstream member');
+  return body.upstream;
+}

@@ -10,7 +10,9 @@ import {
   type ServiceContext,
   type ServiceFactory,
   type ServiceInstance,
+  type ServiceOverrides,
 } from '@nrp/server';
+import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database';
 
 /** A service clock the test moves: the wall clock plus `offsetMs`. */
 export interface TestClock {
@@ -77,6 +79,36 @@ export async function startTestService<
         for (const resource of opts.handedIn ?? []) await resource.close();
       })()),
   };
+}
+
+/**
+ * A service on a fresh test database of its own (`createTestDatabase(database)`: PostgreSQL from DATABASE_URL, or
+ * PGlite), handed in as `overrides.database` and closed by `close()` after the service. The caller names the service
+ * (`createService`, `configSchema`), so a service's tests can start a peer service without its test files.
+ */
+export async function startTestServiceOnDatabase<
+  S extends z.ZodType<BaseConfig>,
+  Context extends ServiceContext,
+  DB,
+>(
+  opts: Omit<StartTestServiceOptions<S, Context, ServiceOverrides<DB>>, 'handedIn'> & {
+    database?: TestDatabaseOptions;
+  },
+): Promise<TestService<z.output<S>, Context> & { db: TestDatabase<DB> }> {
+  const db = await createTestDatabase<DB>(opts.database);
+  try {
+    const service = await startTestService({
+      createService: opts.createService,
+      configSchema: opts.configSchema,
+      env: opts.env,
+      overrides: { ...opts.overrides, database: db },
+      handedIn: [db],
+    });
+    return { ...service, db };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import { callView, l2RegistryInterface, NoValue, type NetworkName } from '@nrp/chain';
+import { callView, l2RegistryInterface, NoValue, settlementOf, type NetworkName } from '@nrp/chain';
 import { isL2Network, namehash, type AnyNetworkName, type Hex } from '@nrp/ens';
 import { ProblemError } from '@nrp/validation';
 import type { MetadataContext } from '../context';
@@ -52,7 +52,7 @@ async function lookupL2Token(
   { access, registry }: { access: L2NetworkAccess; registry: string },
   node: Hex,
 ): Promise<TokenName> {
-  const { name: network, chainId, settlesOn } = access.config;
+  const { name: network, chainId } = access.config;
   const read = <T extends readonly unknown[]>(fn: 'labels' | 'ownerOf' | 'expiries') =>
     callView<T>(access.provider, {
       to: registry,
@@ -62,7 +62,7 @@ async function lookupL2Token(
       context: `L2Registry ${fn} on ${network}`,
     });
   const [parent, label, owner, expiry] = await Promise.all([
-    deps.l2ParentNames.of(access, registry),
+    deps.l2ParentNames.parentName(network, registry),
     read<[string]>('labels'),
     read<[string]>('ownerOf'),
     read<[bigint]>('expiries'),
@@ -76,7 +76,7 @@ async function lookupL2Token(
   const name = `${label[0]}.${parent}`;
   if (label[0] === '' || namehash(name) !== node) throw tokenNotFound(node, chainId);
   return {
-    network: settlesOn,
+    network: settlementOf(network),
     chainId,
     node,
     name,

@@ -1,18 +1,14 @@
-import { databaseFromEnv, migrate, type DatabaseEnv, type DatabaseHandle } from '@nrp/db';
-import { migrations, MIGRATION_TABLE } from './migrations';
+import { databaseFromEnv, migrate, type DatabaseHandle } from '@nrp/db';
+import type { Config } from '../config';
+import { MIGRATION_TABLE, migrations } from './migrations';
 import type { MintDatabase } from './schema';
 
-/**
- * The open database: it owns the connection (pool or PGlite), so it is what is closed and pinged; queries take its
- * `db`, the `Kysely<MintDatabase>` that is the context's `db`.
- */
-export type MintDatabaseHandle = DatabaseHandle<MintDatabase>;
-
-/** Opens the service's database from its config (PostgreSQL, or PGlite); `migrateDatabase` then migrates it. */
-export function openDatabase(config: DatabaseEnv): MintDatabaseHandle {
+/** The service's database as the config describes it (PostgreSQL, or PGlite), not migrated yet. */
+export function openDatabase(config: Config): DatabaseHandle<MintDatabase> {
   return databaseFromEnv<MintDatabase>(config);
 }
 
-export function migrateDatabase(handle: MintDatabaseHandle): Promise<string[]> {
-  return migrate(handle, { table: MIGRATION_TABLE, migrations });
+/** Brings the database's tables up to this version of the service. */
+export async function migrateDatabase(database: DatabaseHandle<MintDatabase>): Promise<void> {
+  await migrate(database, { table: MIGRATION_TABLE, migrations });
 }

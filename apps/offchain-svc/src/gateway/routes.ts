@@ -24,6 +24,7 @@ import {
 import { MAX_MULTICALL_CALLS, MAX_RESULT_BYTES } from './lookup';
 import { offchainProblems } from '../problems';
 import type { OffchainContext } from '../context';
+import { proofRoutes } from '../proofs/routes';
 
 /** What the gateway routes use besides the context. */
 export interface GatewayOptions {
@@ -239,5 +240,7 @@ export function gatewayRoutes(ctx: OffchainContext, options: GatewayOptions): Ro
         return answer(l2, { ...params, sender: body.sender, callData: body.data }, req, res);
       },
     }),
+    // Proofs for ProvenL2Resolver share the ceiling and each client's share too.
+    ...proofRoutes(ctx, { admitOf: countAgainstCeiling, clientShare }),
   ];
 }

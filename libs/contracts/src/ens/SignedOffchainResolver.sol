@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {ECDSA} from '@openzeppelin/contracts/utils/cryptography/ECDSA.sol';
+import {ExtendedResolverFeatures} from './ExtendedResolverFeatures.sol';
 
 /// @title SignedOffchainResolver
 /// @notice Our ENSIP-10 extended resolver for offchain subnames: every `resolve(name, data)` is an EIP-3668
@@ -16,7 +17,7 @@ import {ECDSA} from '@openzeppelin/contracts/utils/cryptography/ECDSA.sol';
 ///         gateway signs for the sender it sees; `target` is therefore accepted when it is this contract or the
 ///         caller of `resolveWithProof` (the universal resolver in that case). The request hash still binds the
 ///         answer to the exact name and call.
-contract SignedOffchainResolver {
+contract SignedOffchainResolver is ExtendedResolverFeatures {
     error OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData);
     error SignatureExpired(uint64 expires);
     error UntrustedSigner(address signer);
@@ -24,11 +25,6 @@ contract SignedOffchainResolver {
     error Unauthorized(address caller);
 
     event SignersChanged(address[] signers, bool trusted);
-
-    bytes4 internal constant ERC165_ID = 0x01ffc9a7;
-    bytes4 internal constant EXTENDED_RESOLVER_ID = 0x9061b923; // resolve(bytes,bytes)
-    bytes4 internal constant FEATURE_SUPPORTER_ID = 0x582de3e7; // ERC-7996 supportsFeature(bytes4)
-    bytes4 internal constant RESOLVE_MULTICALL = bytes4(keccak256('eth.ens.resolver.extended.multicall'));
 
     string public url;
     address public immutable owner;
@@ -48,15 +44,6 @@ contract SignedOffchainResolver {
     function _setSigners(address[] memory signers_, bool trusted) internal {
         for (uint256 i = 0; i < signers_.length; i++) signers[signers_[i]] = trusted;
         emit SignersChanged(signers_, trusted);
-    }
-
-    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == ERC165_ID || interfaceId == EXTENDED_RESOLVER_ID || interfaceId == FEATURE_SUPPORTER_ID;
-    }
-
-    /// @notice ENSIP-22 features: RESOLVE_MULTICALL.
-    function supportsFeature(bytes4 feature) external pure returns (bool) {
-        return feature == RESOLVE_MULTICALL;
     }
 
     /// @notice Always an `OffchainLookup` to the gateway with `resolve(name, data)` as the request.

@@ -7,15 +7,14 @@ interface IL2MintRegistry {
     function parentNode() external view returns (bytes32);
     function available(string calldata label) external view returns (bool);
     function register(string calldata label, address to, uint64 expiry, uint32 fuses) external returns (bytes32);
-    function transferFrom(address from, address to, uint256 tokenId) external;
 }
 
 /// @title L2MintController
 /// @notice The L2 counterpart of MintController (both are SignedMintControllers, so the mint service signs one way
 ///         for both). It registers on one L2Registry (a controller there).
 /// @dev    `resolverData` are record calls on the registry (setAddr/setText/setContenthash) whose first argument
-///         must be the new name's node; the controller holds the token while it writes them, then transfers it to
-///         `ctx.owner`. `ctx.fuses` become the token's fuses (PARENT_CANNOT_CONTROL stops the parent's `revoke`);
+///         must be the new name's node; the name is registered straight to `ctx.owner` and the controller writes them
+///         in the same transaction (the registry lets the registering controller set them until it ends). `ctx.fuses` become the token's fuses (PARENT_CANNOT_CONTROL stops the parent's `revoke`);
 ///         `ctx.expiry` 0 means the name never expires.
 contract L2MintController is SignedMintController {
     IL2MintRegistry public immutable registry;
@@ -40,12 +39,8 @@ contract L2MintController is SignedMintController {
         return parentNode_ == parentNode && !registry.available(label);
     }
 
-    /// ERC-721 receiver: the registry mints to this contract while it writes the records.
-    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
-        return this.onERC721Received.selector;
-    }
-
-    /// Registers the name to its owner, through this contract when records are written first.
+    /// Registers the name straight to its owner, then writes its records (the registry lets this controller set them
+    /// until the transaction ends).
     function _create(
         MintContext calldata ctx,
         bytes[] calldata resolverData
@@ -53,12 +48,7 @@ contract L2MintController is SignedMintController {
         if (ctx.parentNode != parentNode) revert WrongParent(ctx.parentNode, parentNode);
         expiry = ctx.expiry == 0 ? type(uint64).max : ctx.expiry;
         // The registry refuses a live label (NameAlreadyExists, the same error as this contract's).
-        if (resolverData.length == 0) {
-            node = registry.register(ctx.label, ctx.owner, expiry, ctx.fuses);
-        } else {
-            node = registry.register(ctx.label, address(this), expiry, ctx.fuses);
-            _applyRecords(address(registry), node, resolverData);
-            registry.transferFrom(address(this), ctx.owner, uint256(node));
-        }
+        node = registry.register(ctx.label, ctx.owner, expiry, ctx.fuses);
+        _applyRecords(address(registry), node, resolverData);
     }
 }

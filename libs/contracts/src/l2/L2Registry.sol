@@ -24,19 +24,27 @@ contract L2Registry is ERC721, Ownable {
     bytes public parentName;
 
     mapping(address => bool) public controllers;
-    /// Expiry and fuses of a token, one storage slot.
+    /// Expiry, fuses and record version of a token, one storage slot. The version is bumped at every registration
+    /// (and kept by a revocation) so a re-registered name starts with no records.
     struct Registration {
         uint64 expiry;
         uint32 fuses;
+        uint64 recordVersion;
     }
 
+    // The storage layout is an interface: ProvenL2Resolver proves `_owners` (ERC721, slot 2), `_registrations`
+    // (slot 9) and the records (slots 11 to 13) at these slots; test/l2-storage-layout.test.ts fails if one moves.
     mapping(uint256 => Registration) internal _registrations;
     mapping(uint256 => string) public labels;
-    /// Bumped at every registration so a re-registered name starts with no records.
-    mapping(bytes32 => uint256) internal _recordVersion;
     mapping(bytes32 => mapping(uint256 => mapping(uint256 => bytes))) internal _addrs;
     mapping(bytes32 => mapping(uint256 => mapping(string => string))) internal _texts;
     mapping(bytes32 => mapping(uint256 => bytes)) internal _contenthashes;
+
+    /// The controller that registered `_registeredNode` in this transaction may set its records until the
+    /// transaction ends (transient storage, EIP-1153): a mint registers straight to the holder and writes the records
+    /// in the same transaction, without holding the token.
+    address internal transient _registeringController;
+    bytes32 internal transient _registeredNode;
 
     event ControllerChanged(address indexed controller, bool enabled);
     event NameRegistered(bytes32 indexed node, string label, address indexed owner, uint64 expiry, uint32 fuses);
@@ -73,8 +81,9 @@ contract L2Registry is ERC721, Ownable {
 
     modifier authorised(bytes32 node) {
         uint256 id = uint256(node);
-        address holder = _ownerOf(id);
-        if (!_live(id) || !_isAuthorized(holder, msg.sender, id)) revert NotAuthorised(node, msg.sender);
+        bool registering = msg.sender == _registeringController && node == _registeredNode;
+        if (!_live(id) || !(registering || _isAuthorized(_ownerOf(id), msg.sender, id)))
+            revert NotAuthorised(node, msg.sender);
         _;
     }
 
@@ -95,7 +104,8 @@ contract L2Registry is ERC721, Ownable {
     }
 
     /// @notice Registers `label` to `to` until `expiry` (Unix seconds) and returns its node. Reverts
-    ///         `NameAlreadyExists` while a registration is live; an expired one is replaced (records cleared).
+    ///         `NameAlreadyExists` while a registration is live; an expired one is replaced (records cleared). The
+    ///         calling controller may set the new name's records until the end of this transaction.
     function register(
         string calldata label,
         address to,
@@ -108,9 +118,9 @@ contract L2Registry is ERC721, Ownable {
         uint256 id = uint256(node);
         if (_live(id)) revert NameAlreadyExists(node);
         if (_ownerOf(id) != address(0)) _burn(id);
-        _recordVersion[node]++;
-        _registrations[id] = Registration(expiry, fuses_);
+        _registrations[id] = Registration(expiry, fuses_, _registrations[id].recordVersion + 1);
         labels[id] = label;
+        (_registeringController, _registeredNode) = (msg.sender, node);
         _safeMint(to, id);
         emit NameRegistered(node, label, to, expiry, fuses_);
     }
@@ -121,7 +131,8 @@ contract L2Registry is ERC721, Ownable {
         if (!_live(id)) revert NameExpired(node);
         if (_registrations[id].fuses & PARENT_CANNOT_CONTROL != 0) revert ParentCannotControl(node);
         _burn(id);
-        delete _registrations[id];
+        Registration storage registration = _registrations[id];
+        (registration.expiry, registration.fuses) = (0, 0);
         emit NameRevoked(node);
     }
 
@@ -158,19 +169,19 @@ contract L2Registry is ERC721, Ownable {
     }
 
     function setText(bytes32 node, string calldata key, string calldata value) external authorised(node) {
-        _texts[node][_recordVersion[node]][key] = value;
+        _texts[node][_version(node)][key] = value;
         emit TextChanged(node, key, key, value);
     }
 
     function setContenthash(bytes32 node, bytes calldata hash) external authorised(node) {
-        _contenthashes[node][_recordVersion[node]] = hash;
+        _contenthashes[node][_version(node)] = hash;
         emit ContenthashChanged(node, hash);
     }
 
     /// @notice ENSIP-9/11: the address for `coinType`; empty when unset or the name is not live.
     function addr(bytes32 node, uint256 coinType) public view returns (bytes memory) {
         if (!_live(uint256(node))) return "";
-        return _addrs[node][_recordVersion[node]][coinType];
+        return _addrs[node][_version(node)][coinType];
     }
 
     function addr(bytes32 node) external view returns (address payable) {
@@ -180,12 +191,12 @@ contract L2Registry is ERC721, Ownable {
 
     function text(bytes32 node, string calldata key) external view returns (string memory) {
         if (!_live(uint256(node))) return "";
-        return _texts[node][_recordVersion[node]][key];
+        return _texts[node][_version(node)][key];
     }
 
     function contenthash(bytes32 node) external view returns (bytes memory) {
         if (!_live(uint256(node))) return "";
-        return _contenthashes[node][_recordVersion[node]];
+        return _contenthashes[node][_version(node)];
     }
 
     /// @notice ERC-165: ERC-721 (and metadata) plus the record profiles it answers (addr, ENSIP-11 addr, text,
@@ -203,9 +214,13 @@ contract L2Registry is ERC721, Ownable {
 
     function _setAddr(bytes32 node, uint256 coinType, bytes memory value) internal {
         if (coinType == ETH_COIN_TYPE && value.length != 0 && value.length != 20) revert InvalidEvmAddress(value);
-        _addrs[node][_recordVersion[node]][coinType] = value;
+        _addrs[node][_version(node)][coinType] = value;
         emit AddressChanged(node, coinType, value);
         if (coinType == ETH_COIN_TYPE) emit AddrChanged(node, address(bytes20(value)));
+    }
+
+    function _version(bytes32 node) internal view returns (uint64) {
+        return _registrations[uint256(node)].recordVersion;
     }
 
     function _live(uint256 id) internal view returns (bool) {

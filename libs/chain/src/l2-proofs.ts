@@ -1,0 +1,203 @@
+/**
+ * The prover behind ProvenL2Resolver (libs/contracts/README.md, “Proven L2 subnames”): an EIP-3668 gateway built on
+ * `@unruggable/gateways` (its Gateway and OP rollup classes) that answers `proveRequest(context, request)` with
+ * Merkle-Patricia proofs of an L2's storage against an output root the rollup posted on L1. It holds no key and
+ * its answers need no trust: the L1 verifier checks every proof, so anyone may run one (offchain-svc does, and so
+ * does `npm run prover`).
+ */
+import { getAddress, isAddress, isHexString, type JsonRpcApiProvider } from 'ethers';
+import { z } from 'zod';
+import {
+  GATEWAY_ABI,
+  Gateway,
+  OPFaultRollup,
+  OPRollup,
+  isTargetNeed,
+  type Rollup,
+  type RollupCommit,
+  type AbstractProver,
+} from '@unruggable/gateways';
+import { perL2Network, type L2NetworkName } from '@nrp/ens';
+import { ethAddress } from '@nrp/validation';
+import { envPrefix } from './networks';
+
+/** Where the L2's state commitments are on L1, and which ones the prover proves against. */
+export type L2ProofRollupConfig =
+  | {
+      /** OP-stack L2OutputOracle behind an OptimismPortal (the dev stack's rollup): OPVerifier + OPOutputFinder. */
+      kind: 'op-output-oracle';
+      optimismPortal: string;
+      outputFinder: string;
+      /** Only outputs at least this old (seconds); 0: the oracle's finalization period. */
+      minAgeSec: number;
+      /** The L1 block the prover reads the latest output at: `finalized` on real chains, `latest` on anvil. */
+      l1BlockTag: 'latest' | 'finalized';
+    }
+  | {
+      /** OP fault-dispute games (Base, Base Sepolia): OPFaultVerifier + OPFaultGameFinder. */
+      kind: 'op-fault';
+      anchorStateRegistry: string;
+      gameFinder: string;
+      /** 0: only games resolved for the proposer; otherwise also unchallenged games at least this old (seconds). */
+      minAgeSec: number;
+      /** Accepted game types; empty: the registry's respected game type. */
+      gameTypes: readonly number[];
+    };
+
+export interface L2ProverOptions {
+  l1: JsonRpcApiProvider;
+  l2: JsonRpcApiProvider;
+  rollup: L2ProofRollupConfig;
+  /** How long the latest posted commitment is cached before the L1 is asked again. */
+  commitPollMs: number;
+  /** When given, the only L2 contracts it proves (our registries): a request reading another is refused. */
+  servedContracts?: readonly string[];
+}
+
+/** A request the prover refuses (not `proveRequest`, not decodable): the client's fault, never retried. */
+export class L2ProofRequestError extends Error {
+  override name = 'L2ProofRequestError';
+}
+
+/** A request that reads an L2 contract the prover does not serve (`servedContracts`). */
+export class L2ProofNotServedError extends Error {
+  override name = 'L2ProofNotServedError';
+}
+
+export interface L2Prover {
+  /**
+   * The answer to an EIP-3668 request `data` from `sender` (the resolver, or a universal resolver relaying it):
+   * the ABI-encoded proofs of the request at the commitment it names (or the newest one the prover has, if older).
+   * Throws L2ProofRequestError for a bad request, L2ProofNotServedError for one reading a contract not served; any
+   * other error is the L1 or L2 RPC failing.
+   */
+  prove(sender: string, data: string): Promise<string>;
+}
+
+function rollupOf({ l1, l2, rollup }: L2ProverOptions): Rollup {
+  const providers = { provider1: l1, provider2: l2 };
+  if (rollup.kind === 'op-output-oracle') {
+    const op = new OPRollup(
+      providers,
+      { OptimismPortal: rollup.optimismPortal, OutputFinder: rollup.outputFinder },
+      rollup.minAgeSec,
+    );
+    op.latestBlockTag = rollup.l1BlockTag;
+    return op;
+  }
+  const fault = new OPFaultRollup(
+    providers,
+    { AnchorStateRegistry: rollup.anchorStateRegistry, GameFinder: rollup.gameFinder },
+    rollup.minAgeSec,
+  );
+  fault.gameTypes = rollup.gameTypes.map(BigInt);
+  return fault;
+}
+
+const PROVE_REQUEST = GATEWAY_ABI.getFunction('proveRequest');
+
+/**
+ * Throws L2ProofRequestError unless `data` is `proveRequest(bytes context, (bytes ops) request)` from an address:
+ * what a prover checks first, before any RPC call.
+ */
+export function checkL2ProofRequest(sender: string, data: string): void {
+  if (!isAddress(sender)) throw new L2ProofRequestError('sender is not an address');
+  if (!isHexString(data) || !PROVE_REQUEST || !data.toLowerCase().startsWith(PROVE_REQUEST.selector))
+    throw new L2ProofRequestError('data is not a proveRequest(bytes,(bytes)) call');
+  try {
+    GATEWAY_ABI.decodeFunctionData(PROVE_REQUEST, data);
+  } catch {
+    throw new L2ProofRequestError('data does not decode as proveRequest(bytes,(bytes))');
+  }
+}
+
+/**
+ * Refuses, before any proof is fetched, to prove storage of a contract outside `served`: the package evaluates the
+ * request first (reading values without proofs), then proves what it needs, target by target.
+ */
+function onlyServed(served: readonly string[]): (commit: RollupCommit<AbstractProver>) => void {
+  const allowed = new Set(served.map((address) => address.toLowerCase()));
+  return (commit) => {
+    const prove = commit.prover.prove.bind(commit.prover);
+    commit.prover.prove = (needs) => {
+      const other = needs.find((need) => isTargetNeed(need) && !allowed.has(need.target.toLowerCase()));
+      if (other && isTargetNeed(other))
+        return Promise.reject(
+          new L2ProofNotServedError(`this prover does not serve ${getAddress(other.target)}`),
+        );
+      return prove(needs);
+    };
+  };
+}
+
+export function createL2Prover(options: L2ProverOptions): L2Prover {
+  const rollup = rollupOf(options);
+  if (options.servedContracts) rollup.configure = onlyServed(options.servedContracts);
+  const gateway = new Gateway(rollup);
+  gateway.latestCache.cacheMs = options.commitPollMs;
+  return {
+    async prove(sender, data) {
+      checkL2ProofRequest(sender, data);
+      const { data: answer } = await gateway.handleRead(sender, data, { protocol: 'raw' });
+      return answer;
+    },
+  };
+}
+
+/**
+ * What Base and Base Sepolia post on L1: OP fault-dispute games (the package's AnchorStateRegistry and
+ * OPFaultGameFinder addresses for each). Accepted, as the package's game finder decides: proper games (the
+ * registry's) of its respected game type, at least `minAgeSec` (an hour) old and either unchallenged (one claim) or
+ * resolved for the proposer. 0 would wait for games to resolve (Base's game clock runs 3.5 days), too late for
+ * records; an hour leaves the challengers time to dispute a bad root before answers rely on it.
+ */
+export const L2_FAULT_PROOF_ROLLUPS = {
+  base: {
+    kind: 'op-fault',
+    anchorStateRegistry: OPFaultRollup.baseMainnetConfig.AnchorStateRegistry,
+    gameFinder: OPFaultRollup.baseMainnetConfig.GameFinder,
+    minAgeSec: 3600,
+    gameTypes: [],
+  },
+  'base-sepolia': {
+    kind: 'op-fault',
+    anchorStateRegistry: OPFaultRollup.baseSepoliaConfig.AnchorStateRegistry,
+    gameFinder: OPFaultRollup.baseSepoliaConfig.GameFinder,
+    minAgeSec: 3600,
+    gameTypes: [],
+  },
+} as const satisfies Record<L2NetworkName, L2ProofRollupConfig>;
+
+/**
+ * zod schema of the prover's env vars: `<L2>_PROOF_OPTIMISM_PORTAL` and `<L2>_PROOF_OUTPUT_FINDER` (an
+ * L2OutputOracle rollup, as the dev stack's; unset: the fault-dispute games of L2_FAULT_PROOF_ROLLUPS),
+ * `L2_PROOF_L1_BLOCK_TAG` (the L1 block the output oracle is read at: `finalized`, or `latest` on anvil) and
+ * `L2_PROOF_COMMIT_POLL_MS` (how long the latest root is cached).
+ */
+export const l2ProofsEnvSchema = z.object({
+  BASE_PROOF_OPTIMISM_PORTAL: ethAddress.optional(),
+  BASE_PROOF_OUTPUT_FINDER: ethAddress.optional(),
+  BASE_SEPOLIA_PROOF_OPTIMISM_PORTAL: ethAddress.optional(),
+  BASE_SEPOLIA_PROOF_OUTPUT_FINDER: ethAddress.optional(),
+  L2_PROOF_L1_BLOCK_TAG: z.enum(['latest', 'finalized']).default('finalized'),
+  L2_PROOF_COMMIT_POLL_MS: z.coerce.number().int().min(0).default(5000),
+});
+type L2ProofsEnv = z.infer<typeof l2ProofsEnvSchema>;
+
+/** The rollup each L2's prover proves against, from `l2ProofsEnvSchema`. */
+export function l2ProofRollupsFromEnv(parsed: L2ProofsEnv): Record<L2NetworkName, L2ProofRollupConfig> {
+  const env = parsed as Record<string, unknown>;
+  return perL2Network((name): L2ProofRollupConfig => {
+    const prefix = envPrefix(name);
+    const portal = env[`${prefix}_PROOF_OPTIMISM_PORTAL`];
+    const finder = env[`${prefix}_PROOF_OUTPUT_FINDER`];
+    if (typeof portal !== 'string' || typeof finder !== 'string') return L2_FAULT_PROOF_ROLLUPS[name];
+    return {
+      kind: 'op-output-oracle',
+      optimismPortal: portal,
+      outputFinder: finder,
+      minAgeSec: 0,
+      l1BlockTag: parsed.L2_PROOF_L1_BLOCK_TAG,
+    };
+  });
+}

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Fragment, type InterfaceAbi } from 'ethers';
+import l2OutputOracleJson from '../artifacts/L2OutputOracle.json';
+import optimismPortalJson from '../artifacts/OptimismPortal.json';
+import provenL2ResolverJson from '../artifacts/ProvenL2Resolver.json';
+import { artifact, type ContractArtifact } from './artifact';
+
+/**
+ * The proving L1 resolver of an L2 parent: every record through an EIP-3668 lookup answered with storage proofs of
+ * the parent's L2Registry, checked by an Unruggable Gateways verifier. Constructor
+ * `(verifier, l2ChainId, l2Registry, gatewayUrls)`.
+ */
+export const provenL2ResolverArtifact = artifact(provenL2ResolverJson);
+
+/** The dev stack's OP-stack L2OutputOracle. Constructor `(proposer, challenger, finalizationPeriodSeconds, startingBlockNumber)`. */
+export const l2OutputOracleArtifact = artifact(l2OutputOracleJson);
+
+/** The part of an OptimismPortal the OP verifier reads (`l2Oracle()`). Constructor `(l2Oracle)`. */
+export const optimismPortalArtifact = artifact(optimismPortalJson);
+
+interface FoundryArtifact {
+  abi: unknown[];
+  bytecode: {
+    object: string;
+    linkReferences: Record<string, Record<string, { start: number; length: number }[]>>;
+  };
+}
+
+// The package's `exports` map names only its JavaScript entry (dist/cjs/index.cjs): its root is three levels up.
+const UNRUGGABLE_ROOT = path.resolve(require.resolve('@unruggable/gateways'), '../../..');
+
+/**
+ * A contract as `@unruggable/gateways` ships it compiled (its `artifacts/<File>.sol/<Name>.json`, solc 0.8.25,
+ * Cancun): deployed as audited, not recompiled. `libraries` gives the address of each library it links
+ * (OPVerifier and OPFaultVerifier link GatewayVM).
+ */
+export function unruggableArtifact(
+  contractName: string,
+  libraries: Record<string, string> = {},
+): ContractArtifact {
+  const json = JSON.parse(
+    readFileSync(
+      path.join(UNRUGGABLE_ROOT, 'artifacts', `${contractName}.sol`, `${contractName}.json`),
+      'utf8',
+    ),
+  ) as FoundryArtifact;
+  let hex = json.bytecode.object.replace(/^0x/, '');
+  for (const references of Object.values(json.bytecode.linkReferences)) {
+    for (const [library, positions] of Object.entries(references)) {
+      const address = libraries[library];
+      if (!address) throw new Error(`${contractName} links ${library}: give its address`);
+      for (const { start, length } of positions)
+        hex =
+          hex.slice(0, start * 2) +
+          address.toLowerCase().replace(/^0x/, '') +
+          hex.slice((start + length) * 2);
+    }
+  }
+  // A library's ABI names internal types (GatewayVM's `IVerifierHooks` structs) ethers cannot parse: left out.
+  const abi = json.abi.filter((fragment) => {
+    try {
+      Fragment.from(fragment as Parameters<typeof Fragment.from>[0]);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return { contractName, abi: abi as InterfaceAbi, bytecode: `0x${hex}` };
+}
