@@ -25,6 +25,7 @@ export * from './upgrade';
 export * from './test-service';
 export * from './chain-env';
 export * from './sign-in';
+export * from './smart-account';
 export * from './rpc-proxy';
 export * from './problems';
 export * from './l2-chain';
