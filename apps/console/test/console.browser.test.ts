@@ -15,7 +15,16 @@ import { createMetadataClient, imageUrl } from '@nrp/client/metadata';
 import { createMintClient } from '@nrp/client/mint';
 import { createOffchainClient, sessionSignInMessage } from '@nrp/client/offchain';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startDevStackProcess, until, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
+import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import {
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  startDevStackProcess,
+  until,
+  type DevStackFile,
+  type DevStackProcess,
+} from '@nrp/testkit';
 import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
 import { injectWallet, type TestWallet } from './browser-wallet';
 
@@ -611,6 +620,29 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     expect(await overflow()).toBeLessThanOrEqual(0);
     await shot('12-phone-subnames', '#subnames');
   }, 45_000);
+
+  it('a smart account not yet deployed signs in with its factory call around the signature (ERC-6492)', async () => {
+    const provider = new JsonRpcProvider(stack.chains.sepolia.rpcUrl, undefined, { staticNetwork: true });
+    try {
+      const deployer = new NonceManager(new Wallet(stack.accounts[2]?.privateKey ?? '', provider));
+      const factory = await deploySmartAccountFactory(deployer);
+      const account = await smartAccountOf(deployer, factory, new Wallet(Wallet.createRandom().privateKey));
+      expect(await provider.getCode(account.address)).toBe('0x');
+      await wallet.useAccount(page, {
+        address: account.address as `0x${string}`,
+        signMessage: (message) => smartAccountSignature(account, message, true),
+      });
+      await expectText(page.locator('#wallet-status'), `Connected as ${account.address}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expectText(page.locator('#wallet-status'), `Signed in as ${account.address}`);
+      await expectText(page.locator('#names-discovery'), 'This platform knows no names of this wallet yet');
+      // Signing in deployed nothing: the service checked the signature as the account would once deployed.
+      expect(await provider.getCode(account.address)).toBe('0x');
+    } finally {
+      provider.destroy();
+      await wallet.switchAccount(page, 0);
+    }
+  }, 60_000);
 
   /** Waits for `text` in the locator's first element; a timeout says what the element read instead. */
   async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
