@@ -55,6 +55,13 @@ const noRuntimePackages = {
   regex: '^@nrp/(client|server|db|storage|chain|auth|outbox)(/|$)',
   message: 'libs/api holds only the schemas: the client and the services import it, never the reverse.',
 };
+const noDeepImports = {
+  // The test kit's browser module is deep on purpose: only browser tests load playwright-core.
+  regex: '^@nrp/(?!testkit/src/browser$)[a-z-]+/src(/|$)',
+  message:
+    "the console uses the libraries' public exports (a package's index or its package.json exports, e.g. " +
+    '@nrp/client/offchain), never their src/ files.',
+};
 const restrictImports = (patterns, paths = []) => ['error', { patterns, paths }];
 
 export default tseslint.config(
@@ -133,6 +140,18 @@ export default tseslint.config(
   {
     files: ['apps/*/test/**/*.ts'],
     rules: { 'no-restricted-imports': restrictImports([noOtherServiceTests]) },
+  },
+  {
+    files: ['apps/console/src/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noTestkit, noDeepImports]) },
+  },
+  {
+    files: ['apps/console/test/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noOtherServiceTests, noDeepImports]) },
+  },
+  {
+    files: ['apps/console/scripts/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([noDeepImports]) },
   },
   {
     files: ['bench/**/*.ts'],

@@ -128,6 +128,20 @@ const violations: Array<{
     rule: 'no-restricted-imports',
   },
   {
+    boundary: "the console uses the libraries' public exports (page)",
+    code: `import { createMintClient } from '@nrp/client/src/mint';\nvoid createMintClient;\n`,
+    filePath: 'apps/console/src/page/fixture.ts',
+    allowedAt: 'apps/mint-svc/test/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
+    boundary: "the console uses the libraries' public exports (its tests)",
+    code: `import { chainByName } from '@nrp/ens/src/chains';\nvoid chainByName;\n`,
+    filePath: 'apps/console/test/fixture.ts',
+    allowedAt: 'libs/chain/test/fixture.ts',
+    rule: 'no-restricted-imports',
+  },
+  {
     boundary: "a service's tests never import another service's test files",
     code: `import { startOffchainService } from '../../offchain-svc/test/helpers';\nvoid startOffchainService;\n`,
     filePath: 'apps/resolver-svc/test/fixture.test.ts',

@@ -3,6 +3,7 @@
  * OFFCHAIN_URL, MINT_URL, METADATA_URL, RESOLVER_URL and the NETWORK (mainnet or sepolia). SIGTERM closes it.
  */
 import path from 'node:path';
+import { NETWORK_NAMES } from '@nrp/ens';
 import type { ConsoleConfig } from './config';
 import { createConsoleServer } from './server';
 
@@ -15,9 +16,10 @@ function required(name: string): string {
   return value;
 }
 
-const network = process.env.NETWORK ?? 'mainnet';
-if (network !== 'mainnet' && network !== 'sepolia') {
-  console.error(`Invalid configuration: NETWORK must be mainnet or sepolia (got ${network})`);
+const wanted = process.env.NETWORK ?? 'mainnet';
+const network = NETWORK_NAMES.find((name) => name === wanted);
+if (!network) {
+  console.error(`Invalid configuration: NETWORK must be ${NETWORK_NAMES.join(' or ')} (got ${wanted})`);
   process.exit(1);
 }
 const config: ConsoleConfig = {

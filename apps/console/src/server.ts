@@ -1,6 +1,7 @@
 /**
  * The console's static server: the built page from `publicDir` and `/config.json` (where the services are). GET and
- * HEAD only, no directory listing, no path outside `publicDir`; used by `npm start` and by the image.
+ * HEAD only, no directory listing, no path outside `publicDir`; used by `npm start` and by the image. Every answer
+ * (404s, refusals and `/config.json` included) carries the Content-Security-Policy and the other security headers.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -14,12 +15,6 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-};
-
 export function createConsoleServer(publicDir: string, config: ConsoleConfig): Server {
   const root = path.resolve(publicDir);
   const configBody = JSON.stringify(config);
@@ -30,24 +25,30 @@ export function createConsoleServer(publicDir: string, config: ConsoleConfig): S
     `img-src 'self' https: data: ${connectSources.join(' ')}`,
     "frame-ancestors 'none'",
   ].join('; ');
+  const securityHeaders = {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  };
   return createServer((req, res) => {
     void (async () => {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD' }).end();
+        res.writeHead(405, { allow: 'GET, HEAD', ...securityHeaders }).end();
         return;
       }
       let pathname: string;
       try {
         pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://console').pathname);
       } catch {
-        res.writeHead(400, SECURITY_HEADERS).end();
+        res.writeHead(400, securityHeaders).end();
         return;
       }
       if (pathname === '/config.json') {
         res.writeHead(200, {
           'content-type': 'application/json',
           'cache-control': 'no-store',
-          ...SECURITY_HEADERS,
+          ...securityHeaders,
         });
         res.end(req.method === 'HEAD' ? undefined : configBody);
         return;
@@ -55,7 +56,7 @@ export function createConsoleServer(publicDir: string, config: ConsoleConfig): S
       const file = path.resolve(root, `.${pathname === '/' ? '/index.html' : pathname}`);
       const type = TYPES[path.extname(file)];
       if (!file.startsWith(`${root}${path.sep}`) || !type) {
-        res.writeHead(404, SECURITY_HEADERS).end();
+        res.writeHead(404, securityHeaders).end();
         return;
       }
       try {
@@ -63,12 +64,11 @@ export function createConsoleServer(publicDir: string, config: ConsoleConfig): S
         res.writeHead(200, {
           'content-type': type,
           'cache-control': 'no-cache',
-          'content-security-policy': csp,
-          ...SECURITY_HEADERS,
+          ...securityHeaders,
         });
         res.end(req.method === 'HEAD' ? undefined : body);
       } catch {
-        res.writeHead(404, SECURITY_HEADERS).end();
+        res.writeHead(404, securityHeaders).end();
       }
     })();
   });

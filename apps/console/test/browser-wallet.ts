@@ -33,6 +33,12 @@ const INJECTED_PROVIDER = `
   })();
 `;
 
+/** An account whose signatures the test makes itself (a smart account): its address and its signature of a text. */
+export interface ExternalAccount {
+  address: Hex;
+  signMessage(message: string): string;
+}
+
 export interface TestWallet {
   chainId: number;
   /** Index into the stack's accounts. */
@@ -42,6 +48,8 @@ export interface TestWallet {
   readonly address: Hex;
   /** Becomes another of the stack's accounts and tells the page (`accountsChanged`). */
   switchAccount(page: Page, index: number): Promise<void>;
+  /** Becomes `account` (it signs; it sends no transactions) and tells the page (`accountsChanged`). */
+  useAccount(page: Page, account: ExternalAccount): Promise<void>;
 }
 
 export async function injectWallet(context: BrowserContext, stack: DevStackFile): Promise<TestWallet> {
@@ -56,23 +64,32 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
     if (body.error) throw Object.assign(new Error(body.error.message), body.error);
     return body.result;
   };
+  let external: ExternalAccount | undefined;
+  const announce = (page: Page) =>
+    page.evaluate((address) => {
+      (window as unknown as { nrpWalletEmit(event: string, value: unknown): void }).nrpWalletEmit(
+        'accountsChanged',
+        [address],
+      );
+    }, wallet.address);
   const wallet: TestWallet = {
     chainId: 1,
     accountIndex: 0,
     rejectNext: undefined,
     get address() {
+      if (external) return external.address;
       const account = accounts[wallet.accountIndex];
       if (!account) throw new Error(`no account ${wallet.accountIndex}`);
       return account.address;
     },
     async switchAccount(page, index) {
+      external = undefined;
       wallet.accountIndex = index;
-      await page.evaluate((address) => {
-        (window as unknown as { nrpWalletEmit(event: string, value: unknown): void }).nrpWalletEmit(
-          'accountsChanged',
-          [address],
-        );
-      }, wallet.address);
+      await announce(page);
+    },
+    async useAccount(page, account) {
+      external = account;
+      await announce(page);
     },
   };
   await context.exposeFunction('nrpWallet', async ({ method, params = [] }: WalletRequest) => {
@@ -85,7 +102,7 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
       switch (method) {
         case 'eth_requestAccounts':
         case 'eth_accounts':
-          return { result: [account?.address] };
+          return { result: [wallet.address] };
         case 'eth_chainId':
           return { result: `0x${wallet.chainId.toString(16)}` };
         case 'wallet_switchEthereumChain': {
@@ -99,7 +116,9 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
         case 'personal_sign': {
           const [message] = params as [Hex];
           const text = isHex(message) ? hexToString(message) : message;
-          return { result: await account?.signMessage({ message: text }) };
+          return {
+            result: external ? external.signMessage(text) : await account?.signMessage({ message: text }),
+          };
         }
         default:
           return { result: await rpc(method, params) };

@@ -11,10 +11,20 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { createOffchainClient } from '@nrp/client';
-import { createMetadataClient, imageUrl } from '@nrp/client/src/metadata';
-import { createMintClient } from '@nrp/client/src/mint';
-import { startDevStackProcess, until, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
+import { createMetadataClient, imageUrl } from '@nrp/client/metadata';
+import { createMintClient } from '@nrp/client/mint';
+import { createOffchainClient, sessionSignInMessage } from '@nrp/client/offchain';
+import { privateKeyToAccount } from 'viem/accounts';
+import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import {
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  startDevStackProcess,
+  until,
+  type DevStackFile,
+  type DevStackProcess,
+} from '@nrp/testkit';
 import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
 import { injectWallet, type TestWallet } from './browser-wallet';
 
@@ -33,6 +43,8 @@ describeInBrowser('the console in Chromium, against npm start', () => {
   let context: BrowserContext;
   let page: Page;
   let wallet: TestWallet;
+  /** The page's console errors, uncaught errors and Content-Security-Policy violations since the last reset. */
+  let pageErrors: string[] = [];
   /** The webhook receiver: answers 500 to its first request, then 200; keeps what it received. */
   const received: string[] = [];
   const receiver = createServer((req, res) => {
@@ -67,7 +79,16 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.console });
     wallet = await injectWallet(context, stack);
+    await context.addInitScript(() =>
+      document.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`CSP violation: ${event.violatedDirective} (${event.blockedURI || event.sample})`),
+      ),
+    );
     page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
   }, 300_000);
 
   afterAll(async () => {
@@ -99,6 +120,102 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     expect(await page.locator('#wallet-errors').textContent()).toBe('');
     expect(await page.locator('#keys').isVisible()).toBe(true);
   }, 60_000);
+
+  it('after sign-in lists every name of the wallet with no typing, each once with its sources, state and actions; no console error', async () => {
+    const owner = stack.accounts[0];
+    if (!owner) throw new Error('no account 0');
+    // The wallet's names: demo.eth is its primary name, team.offchain.eth its offchain subname and demo.l2.eth its
+    // name minted on the L2 (all from npm start); it mints owner.mint.eth on the L1 here and gets keys of
+    // offchain.eth and demo.eth (through the API, as another tab of the console would).
+    const mintSection = page.locator('#mint');
+    await mintSection.getByLabel('Parent').fill('mint.eth');
+    await mintSection.getByLabel('Label').fill('owner');
+    await mintSection.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByRole('button', { name: /^Mint for/ }).click();
+    await expectText(page.locator('#mint-progress'), 'owner.mint.eth is yours.');
+    const offchain = createOffchainClient({ baseUrl: stack.services.offchain });
+    const { nonce } = await offchain.requestSessionNonce(owner.address);
+    const siweMessage = sessionSignInMessage({
+      serviceUrl: stack.services.offchain,
+      domain: new URL(stack.console).host,
+      address: owner.address,
+      nonce,
+      network: 'sepolia',
+    });
+    const siweSignature = await privateKeyToAccount(owner.privateKey).signMessage({ message: siweMessage });
+    const { token } = await offchain.signIn({ siweMessage, siweSignature, address: owner.address });
+    for (const parentName of ['offchain.eth', 'demo.eth']) {
+      await offchain.createKey({ parentName, network: 'sepolia', note: 'names test' }, token);
+    }
+
+    try {
+      pageErrors = [];
+      await page.reload();
+      await page.getByRole('button', { name: 'Connect wallet' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expectText(page.locator('#wallet-status'), 'Signed in as');
+      await expectText(
+        page.locator('#names-discovery'),
+        'Below: the names this platform found for this wallet.',
+      );
+      const card = (name: string) => page.locator(`#names-list li[data-name="${name}"]`);
+      const expected: Array<[string, string, string, string[]]> = [
+        [
+          'demo.eth',
+          'your primary name · parent of your API keys',
+          'needs-setup',
+          ['Send setup transactions', 'List for minting'],
+        ],
+        [
+          'owner.mint.eth',
+          'minted here on sepolia',
+          'needs-setup',
+          ['Send setup transactions', 'List for minting'],
+        ],
+        ['offchain.eth', 'parent of your API keys', 'ready', ['Manage subnames', 'List for minting']],
+        ['demo.l2.eth', 'minted here on base-sepolia', 'l2', []],
+        ['team.offchain.eth', 'offchain subname of offchain.eth', 'ready', ['Upload avatar']],
+      ];
+      for (const [name, sources, state, actions] of expected) {
+        await expectText(card(name), `Found as ${sources}`);
+        await until(
+          async () => (await card(name).getAttribute('data-state')) === state,
+          `${name} ${state}`,
+          15_000,
+        );
+        expect(await card(name).getByRole('button').allTextContents()).toEqual(actions);
+      }
+      // Each name once (npm start may give the wallet more than these), its primary name first.
+      const listed = await page
+        .locator('#names-list li')
+        .evaluateAll((items) => items.map((li) => li.dataset.name));
+      expect(listed).toEqual(expect.arrayContaining(expected.map(([name]) => name)));
+      expect(new Set(listed).size).toBe(listed.length);
+      expect(listed[0]).toBe('demo.eth');
+      expect(await page.locator('#name-input').inputValue()).toBe('');
+      await expectText(card('demo.l2.eth'), 'Held on base-sepolia');
+      await shot('2-your-names', '#names');
+      expect(pageErrors).toEqual([]);
+
+      // What a card offers does what it says: the listing of demo.eth, and the avatar of team.offchain.eth.
+      await card('demo.eth').getByRole('button', { name: 'List for minting' }).click();
+      await expectText(page.locator('#listing-state'), 'demo.eth has no listing yet');
+      await card('team.offchain.eth').getByRole('button', { name: 'Upload avatar' }).click();
+      await expectText(page.locator('#workspace-status'), 'Working on offchain.eth');
+      expect(await page.locator('#image-label').inputValue()).toBe('team');
+    } finally {
+      // The keys made here and by _Upload avatar_: the key tests below count from none.
+      for (const key of await offchain.listKeys(token)) await offchain.revokeKey(key.id, token);
+    }
+
+    // Every answer of the console's server carries its CSP, the 404s and /config.json too.
+    for (const pathname of ['/config.json', '/missing.js']) {
+      const response = await fetch(`${stack.console}${pathname}`);
+      expect(response.headers.get('content-security-policy')).toMatch(
+        /^default-src 'self'; connect-src 'self' /,
+      );
+    }
+  }, 120_000);
 
   it('shows a name’s setup state; a rejected transaction changes nothing; one click sends the setup', async () => {
     const input = page.getByLabel('Name', { exact: true });
@@ -176,6 +293,14 @@ describeInBrowser('the console in Chromium, against npm start', () => {
   }, 60_000);
 
   it('a service that cannot be reached: its failure is shown in words where it was needed, the rest works', async () => {
+    const resolverRoute = `${stack.services.resolver}/**`;
+    await page.route(resolverRoute, (route) => route.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectText(page.locator('#names-discovery [role="alert"]'), 'Service unreachable');
+    await expectText(page.locator('li[data-name="offchain.eth"]'), 'Ready');
+    await page.unroute(resolverRoute);
+
     const setupRoute = `${stack.services.offchain}/api/v1/parents/**`;
     await page.route(setupRoute, (route) => route.abort('connectionrefused'));
     const input = page.getByLabel('Name', { exact: true });
@@ -496,11 +621,38 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     await shot('12-phone-subnames', '#subnames');
   }, 45_000);
 
+  it('a smart account not yet deployed signs in with its factory call around the signature (ERC-6492)', async () => {
+    const provider = new JsonRpcProvider(stack.chains.sepolia.rpcUrl, undefined, { staticNetwork: true });
+    try {
+      const deployer = new NonceManager(new Wallet(stack.accounts[2]?.privateKey ?? '', provider));
+      const factory = await deploySmartAccountFactory(deployer);
+      const account = await smartAccountOf(deployer, factory, new Wallet(Wallet.createRandom().privateKey));
+      expect(await provider.getCode(account.address)).toBe('0x');
+      await wallet.useAccount(page, {
+        address: account.address as `0x${string}`,
+        signMessage: (message) => smartAccountSignature(account, message, true),
+      });
+      await expectText(page.locator('#wallet-status'), `Connected as ${account.address}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expectText(page.locator('#wallet-status'), `Signed in as ${account.address}`);
+      await expectText(page.locator('#names-discovery'), 'This platform knows no names of this wallet yet');
+      // Signing in deployed nothing: the service checked the signature as the account would once deployed.
+      expect(await provider.getCode(account.address)).toBe('0x');
+    } finally {
+      provider.destroy();
+      await wallet.switchAccount(page, 0);
+    }
+  }, 60_000);
+
+  /** Waits for `text` in the locator's first element; a timeout says what the element read instead. */
   async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+    let seen = '';
     await until(
-      async () => ((await locator.first().textContent()) ?? '').includes(text),
+      async () => (seen = (await locator.first().textContent()) ?? '').includes(text),
       `"${text}" in ${locator.toString()}`,
       15_000,
-    );
+    ).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; it read "${seen}"`);
+    });
   }
 });

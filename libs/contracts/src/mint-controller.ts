@@ -7,6 +7,7 @@ import {
 } from 'ethers';
 import mintControllerJson from '../artifacts/MintController.json';
 import { artifact } from './artifact';
+import { MINT_CONTROLLER_MINT_ABI } from './mint-controller-abi';
 
 /** The mint controller (src/MintController.sol): EIP-712 signed subname mints, payments, records. */
 export const mintControllerArtifact = artifact(mintControllerJson);
@@ -15,20 +16,9 @@ export const mintControllerArtifact = artifact(mintControllerJson);
 export const MINT_DOMAIN_NAME = 'NameRecordsMint';
 export const MINT_DOMAIN_VERSION = '1';
 
-/** The EIP-712 `MintContext` type, member order as in the contract's type hash. */
+/** The EIP-712 `MintContext` type: the members of `mint`'s `ctx` tuple, in order, as the contract's type hash has them. */
 export const MINT_CONTEXT_TYPES: Record<string, TypedDataField[]> = {
-  MintContext: [
-    { name: 'owner', type: 'address' },
-    { name: 'label', type: 'string' },
-    { name: 'parentNode', type: 'bytes32' },
-    { name: 'price', type: 'uint256' },
-    { name: 'fee', type: 'uint256' },
-    { name: 'paymentReceiver', type: 'address' },
-    { name: 'expiry', type: 'uint64' },
-    { name: 'signatureExpiry', type: 'uint256' },
-    { name: 'verifiedMinter', type: 'address' },
-    { name: 'fuses', type: 'uint32' },
-  ],
+  MintContext: MINT_CONTROLLER_MINT_ABI[0].inputs[0].components.map(({ name, type }) => ({ name, type })),
 };
 
 /** One mint's parameters, as signed and as passed to `mint(ctx, …)`. Amounts in wei, times in Unix seconds. */

@@ -2,7 +2,7 @@
  * Flow 4, in bulk: import a CSV or NDJSON file of subnames (batches of up to 1,000; all or nothing, or row by row as
  * the person chose) with each bad row's error shown by its line, and export every subname as an NDJSON download.
  */
-import { type OffchainClient, ServiceError } from '@nrp/client/src/offchain';
+import { type OffchainClient, ServiceError } from '@nrp/client/offchain';
 import { type ImportRow, parseImport } from './records';
 import { busy, download, field, h, InputError, showStatus, table } from './ui';
 import type { WorkspaceSection } from './workspace';

@@ -1,5 +1,5 @@
 /** Flow 1: connect the injected wallet, see a wrong chain and switch, sign in to the offchain service. */
-import { type OffchainClient, sessionSignInMessage } from '@nrp/client/src/offchain';
+import { type OffchainClient, sessionSignInMessage } from '@nrp/client/offchain';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
 import { busy, h, showStatus } from './ui';

@@ -3,8 +3,8 @@
  * one upload). Until the name's `avatar`/`header` text record holds the image's stable URL the upload is pending;
  * the page offers to set the record (offchain-svc, with the open parent's key) and shows the image once confirmed.
  */
-import { createMetadataClient, type ImageKind, imageSignInMessage, imageUrl } from '@nrp/client/src/metadata';
-import type { OffchainClient } from '@nrp/client/src/offchain';
+import { createMetadataClient, type ImageKind, imageSignInMessage, imageUrl } from '@nrp/client/metadata';
+import type { OffchainClient } from '@nrp/client/offchain';
 import type { Address } from 'viem';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
@@ -12,13 +12,19 @@ import { busy, field, h, InputError, showError, showStatus } from './ui';
 import type { Wallet } from './wallet';
 import type { WorkspaceSection } from './workspace';
 
+export interface ImagesSection {
+  element: HTMLElement;
+  /** Readies the form for the avatar of the open parent's subname `label`: the person chooses the file. */
+  prepareAvatar(label: string): void;
+}
+
 export function imagesSection(
   config: ConsoleConfig,
   wallet: Wallet | undefined,
   offchain: OffchainClient,
   session: Session,
   workspace: WorkspaceSection,
-): HTMLElement {
+): ImagesSection {
   const metadata = createMetadataClient({ baseUrl: config.services.metadata });
   const label = h('input', { id: 'image-label', name: 'label', required: true });
   const kind = h(
@@ -166,5 +172,13 @@ export function imagesSection(
     progress.replaceChildren();
     shown.replaceChildren();
   });
-  return element;
+  return {
+    element,
+    prepareAvatar: (subnameLabel) => {
+      label.value = subnameLabel;
+      kind.value = 'avatar';
+      element.scrollIntoView();
+      file.focus();
+    },
+  };
 }

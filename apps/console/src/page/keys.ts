@@ -1,5 +1,5 @@
 /** Flow 3: API keys of the names the signed-in address controls: create (the key shown once, copy), list, revoke. */
-import type { ApiKey, OffchainClient } from '@nrp/client/src/offchain';
+import type { ApiKey, OffchainClient } from '@nrp/client/offchain';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
 import { busy, field, h, showError, showStatus } from './ui';

@@ -2,7 +2,7 @@
  * Flow 6, for the parent's owner: read and edit the mint listing of a parent (mint-svc). Saving asks mint-svc for a
  * nonce and has the wallet sign the message bound to this listing's update; a refused signature saves nothing.
  */
-import { type Listing, listingSignInMessage, type MintClient, ServiceError } from '@nrp/client/src/mint';
+import { type Listing, listingSignInMessage, type MintClient, ServiceError } from '@nrp/client/mint';
 import { formatEther, parseEther, type Address } from 'viem';
 import type { ConsoleConfig } from '../config';
 import { parsePairs } from './records';
@@ -24,12 +24,18 @@ const lines = (text: string) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
+export interface ListingSection {
+  element: HTMLElement;
+  /** Loads the listing of `parentName` into the form (as _Load listing_ does). */
+  load(parentName: string): void;
+}
+
 export function listingSection(
   config: ConsoleConfig,
   wallet: Wallet | undefined,
   mint: MintClient,
   session: Session,
-): HTMLElement {
+): ListingSection {
   const parent = h('input', { id: 'listing-parent', name: 'parentName', placeholder: 'example.eth' });
   parent.required = true;
   const load = h('button', { type: 'submit', id: 'load-listing' }, 'Load listing');
@@ -149,5 +155,12 @@ export function listingSection(
   session.subscribe((current) => {
     element.hidden = !current.account;
   });
-  return element;
+  return {
+    element,
+    load: (name) => {
+      parent.value = name;
+      element.scrollIntoView();
+      loadForm.requestSubmit();
+    },
+  };
 }

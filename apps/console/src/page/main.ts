@@ -1,6 +1,7 @@
 /** The console: reads `/config.json`, then the wallet, names, keys, parent, listing, mint and webhook sections. */
-import { createMintClient } from '@nrp/client/src/mint';
-import { createOffchainClient } from '@nrp/client/src/offchain';
+import { createMintClient } from '@nrp/client/mint';
+import { createOffchainClient } from '@nrp/client/offchain';
+import { createResolverClient } from '@nrp/client/resolver';
 import type { ConsoleConfig } from '../config';
 import { connectSection } from './connect';
 import { imagesSection } from './images';
@@ -23,17 +24,30 @@ async function start(main: HTMLElement): Promise<void> {
   const wallet = injectedWallet(config.network);
   const session = new Session();
   const mint = createMintClient({ baseUrl: config.services.mint });
-  const names = namesSection(config, wallet, offchain, session);
+  // The page asks resolver-svc only for the wallet's names, fresh at sign-in: past the browser's HTTP cache too.
+  const resolver = createResolverClient({
+    baseUrl: config.services.resolver,
+    fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
+  });
   const workspace = workspaceSection(config, offchain, session);
+  const images = imagesSection(config, wallet, offchain, session, workspace);
+  const listing = listingSection(config, wallet, mint, session);
+  const names = namesSection(config, wallet, offchain, resolver, session, {
+    manageSubnames: (parentName) => workspace.open(parentName),
+    listForMinting: (parentName) => listing.load(parentName),
+    uploadAvatar: async (subname, parentName) => {
+      if (await workspace.open(parentName)) images.prepareAvatar(subname.slice(0, -parentName.length - 1));
+    },
+  });
   main.replaceChildren(
     connectSection(config, wallet, offchain, session),
     names.element,
-    keysSection(config, offchain, session, names.add),
+    keysSection(config, offchain, session, (parents) => names.add(parents, 'key')),
     workspace.element,
     subnamesSection(offchain, wallet, workspace),
-    imagesSection(config, wallet, offchain, session, workspace),
+    images.element,
     webhooksSection(offchain, workspace),
-    listingSection(config, wallet, mint, session),
+    listing.element,
     mintSection(config, wallet, mint, session),
   );
 }

@@ -3,42 +3,13 @@
  * not), then mint-svc's signed parameters, the wallet's `mint(...)` transaction to the controller with their value,
  * and the name appearing in mint-svc's names index. A refused transaction mints nothing.
  */
-import { type MintClient, type MintResponse } from '@nrp/client/src/mint';
+import { type MintClient, type MintResponse } from '@nrp/client/mint';
+import { MINT_CONTROLLER_MINT_ABI } from '@nrp/contracts/mint-controller-abi';
 import { encodeFunctionData, formatEther, type Address, type Hex } from 'viem';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
 import { busy, field, h, InputError, showError, showStatus } from './ui';
 import type { Wallet } from './wallet';
-
-const MINT_ABI = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'payable',
-    inputs: [
-      {
-        name: 'ctx',
-        type: 'tuple',
-        components: [
-          { name: 'owner', type: 'address' },
-          { name: 'label', type: 'string' },
-          { name: 'parentNode', type: 'bytes32' },
-          { name: 'price', type: 'uint256' },
-          { name: 'fee', type: 'uint256' },
-          { name: 'paymentReceiver', type: 'address' },
-          { name: 'expiry', type: 'uint64' },
-          { name: 'signatureExpiry', type: 'uint256' },
-          { name: 'verifiedMinter', type: 'address' },
-          { name: 'fuses', type: 'uint32' },
-        ],
-      },
-      { name: 'sig', type: 'bytes' },
-      { name: 'resolverData', type: 'bytes[]' },
-      { name: 'extraData', type: 'bytes' },
-    ],
-    outputs: [],
-  },
-] as const;
 
 function mintCall(signed: MintResponse): { to: Address; data: Hex; value: bigint } {
   const c = signed.content;
@@ -57,7 +28,7 @@ function mintCall(signed: MintResponse): { to: Address; data: Hex; value: bigint
     fuses: c.fuses,
   };
   const data = encodeFunctionData({
-    abi: MINT_ABI,
+    abi: MINT_CONTROLLER_MINT_ABI,
     functionName: 'mint',
     args: [ctx, signed.signature as Hex, [], '0x'],
   });

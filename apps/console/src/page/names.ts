@@ -1,29 +1,56 @@
 /**
- * Flow 2: the names the person controls and their setup state (parentSetup); the setup transactions sent one by
- * one with progress. Names are the parents of the person's keys and any they check here (kept in localStorage).
+ * Flow 2: the names of the signed-in wallet, with no typing (owned-names.ts: its primary name, the names minted
+ * here on the L1 and its L2, its offchain subnames, the parents of its API keys) and any the person checks here
+ * (kept in localStorage). Each card says where the name was found, its setup state and what the page can do for it:
+ * send the setup transactions one by one with progress, manage its subnames, list it for minting, upload an avatar.
  */
-import type { OffchainClient, ParentSetup } from '@nrp/client/src/offchain';
+import type { OffchainClient, ParentSetup } from '@nrp/client/offchain';
+import type { ResolverClient } from '@nrp/client/resolver';
 import type { Address, Hex } from 'viem';
 import type { ConsoleConfig } from '../config';
+import {
+  compareOwnedNames,
+  describeSources,
+  fromAddressNames,
+  kindOf,
+  mergeNames,
+  type NameSource,
+  type OwnedName,
+} from './owned-names';
 import type { Session } from './session';
 import { busy, field, h, showError, showStatus } from './ui';
 import type { Wallet } from './wallet';
 
 const storageKey = (account: string) => `nrp-console:names:${account.toLowerCase()}`;
+/** resolver-svc's pages of an address's names read at sign-in; more are left out and said so. */
+const MAX_NAME_PAGES = 10;
+
+/** What the other sections do for a name, offered on its card. */
+export interface NameActions {
+  /** Opens the name in "Work on a parent": its subnames, images and webhooks. */
+  manageSubnames(parentName: string): Promise<boolean>;
+  /** Loads the name's mint listing into "Mint listing". */
+  listForMinting(parentName: string): void;
+  /** Opens the offchain subname's parent and readies the avatar upload for it. */
+  uploadAvatar(subname: string, parentName: string): Promise<void>;
+}
 
 export interface NamesSection {
   element: HTMLElement;
-  /** Adds names (from the key list) and shows their setup. */
-  add(names: string[]): void;
+  /** Adds names found by another section (`key`: the parents of the person's API keys). */
+  add(names: string[], source: NameSource): void;
 }
 
 export function namesSection(
   config: ConsoleConfig,
   wallet: Wallet | undefined,
   offchain: OffchainClient,
+  resolver: ResolverClient,
   session: Session,
+  actions: NameActions,
 ): NamesSection {
   const list = h('ul', { id: 'names-list', class: 'cards' });
+  const discovery = h('div', { id: 'names-discovery', 'aria-live': 'polite' });
   const errors = h('div', {});
   const input = h('input', { id: 'name-input', name: 'name', placeholder: 'example.eth', required: true });
   const check = h('button', { type: 'submit' }, 'Check');
@@ -32,129 +59,283 @@ export function namesSection(
     'section',
     { id: 'names', 'aria-labelledby': 'names-heading', hidden: true },
     h('h2', { id: 'names-heading' }, 'Your names'),
-    h('p', { class: 'hint' }, 'A name you control on chain, and whether its subnames already resolve here.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'The names this platform knows for your wallet, where it found them, and whether they are set up here. ' +
+        'Check another name you control on chain:',
+    ),
     form,
     errors,
+    discovery,
     list,
   );
-  const shown = new Map<string, HTMLLIElement>();
+  const known = new Map<string, OwnedName>();
+  const cards = new Map<string, HTMLLIElement>();
 
-  const remember = (names: string[]) => {
-    const { account } = session.current;
-    if (!account) return;
-    localStorage.setItem(storageKey(account), JSON.stringify(names));
+  const account = () => session.current.account?.toLowerCase();
+  const remember = () => {
+    const current = account();
+    if (!current) return;
+    const checked = [...known.values()].filter((n) => n.sources.includes('checked')).map((n) => n.name);
+    localStorage.setItem(storageKey(current), JSON.stringify(checked));
   };
-  const remembered = (account: string): string[] => {
+  const remembered = (address: string): string[] => {
     try {
-      const value: unknown = JSON.parse(localStorage.getItem(storageKey(account)) ?? '[]');
+      const value: unknown = JSON.parse(localStorage.getItem(storageKey(address)) ?? '[]');
       return Array.isArray(value) ? value.filter((n): n is string => typeof n === 'string') : [];
     } catch {
       return [];
     }
   };
 
-  function render(item: HTMLLIElement, name: string, setup: ParentSetup): void {
-    const account = session.current.account?.toLowerCase();
-    const controls = setup.controller?.toLowerCase() === account;
-    const state = setup.ready ? 'ready' : 'needs-setup';
-    item.dataset.state = state;
+  const button = (label: string, onClick: (button: HTMLButtonElement) => void, secondary = true) => {
+    const b = h('button', { type: 'button', class: secondary ? 'secondary' : '' }, label);
+    b.addEventListener('click', () => onClick(b));
+    return b;
+  };
+  const facts = (...rows: Array<[string, string, string?]>) =>
+    h(
+      'dl',
+      {},
+      ...rows.flatMap(([term, value, badge]) => [
+        h('dt', {}, term),
+        h('dd', badge ? { class: `badge ${badge}` } : {}, value),
+      ]),
+    );
+  /** A minted name's expiry; none on an unwrapped L1 name (it lasts as its parent does), never on an L2 one. */
+  const expiryFact = (owned: OwnedName): Array<[string, string]> => {
+    if (owned.expiry) return [['Expires', new Date(owned.expiry * 1000).toISOString().slice(0, 10)]];
+    return owned.expiry === null && kindOf(owned) === 'l2' ? [['Expires', 'never']] : [];
+  };
+
+  /** A name on the page's L1: its controller, resolver and setup, and (for its controller) what to do next. */
+  function renderOnchain(item: HTMLLIElement, owned: OwnedName, setup: ParentSetup): void {
+    const controls = setup.controller?.toLowerCase() === account();
+    item.dataset.state = setup.ready ? 'ready' : 'needs-setup';
     const progress = h('div', { class: 'progress' });
     const itemErrors = h('div', {});
-    const children: (Node | string)[] = [
-      h('h3', {}, name),
-      h(
-        'dl',
-        {},
-        h('dt', {}, 'Controller'),
-        h('dd', {}, setup.controller ?? 'nobody'),
-        h('dt', {}, 'Resolver'),
-        h(
-          'dd',
-          {},
-          setup.resolver ? `${setup.resolver}${setup.resolverIsOurs ? ' (this platform)' : ''}` : 'none',
-        ),
-        h('dt', {}, 'Setup'),
-        h(
-          'dd',
-          { class: `badge ${state}` },
-          setup.ready ? 'Ready' : `${setup.steps.length} transaction(s) to send`,
-        ),
-      ),
-    ];
-    if (!controls)
-      children.push(h('p', { class: 'warn' }, 'The connected account does not control this name.'));
+    const buttons = h('div', { class: 'actions' });
     if (!setup.ready && controls && wallet) {
-      const send = h('button', { type: 'button', class: 'send-setup' }, 'Send setup transactions');
-      send.addEventListener('click', () =>
-        busy(send, 'Sending…', itemErrors, async () => {
-          const from = session.current.account as Address;
-          for (const [index, step] of setup.steps.entries()) {
-            showStatus(
-              progress,
-              `Transaction ${index + 1} of ${setup.steps.length}: ${step.description} — confirm in the wallet…`,
-              'busy',
-            );
-            await wallet.send(from, {
-              to: step.to as Address,
-              data: step.data as Hex,
-              value: BigInt(step.value),
-            });
-          }
-          showStatus(progress, 'Setup sent; checking…', 'busy');
-          await refresh(name);
-        }).then((done) => {
-          if (!done) progress.replaceChildren();
-        }),
+      const send = button(
+        'Send setup transactions',
+        (b) =>
+          void busy(b, 'Sending…', itemErrors, async () => {
+            const from = session.current.account as Address;
+            for (const [index, step] of setup.steps.entries()) {
+              showStatus(
+                progress,
+                `Transaction ${index + 1} of ${setup.steps.length}: ${step.description} — confirm in the wallet…`,
+                'busy',
+              );
+              await wallet.send(from, {
+                to: step.to as Address,
+                data: step.data as Hex,
+                value: BigInt(step.value),
+              });
+            }
+            showStatus(progress, 'Setup sent; checking…', 'busy');
+            await refresh(owned.name);
+          }).then((done) => {
+            if (!done) progress.replaceChildren();
+          }),
+        false,
       );
-      children.push(send);
+      send.classList.add('send-setup');
+      buttons.append(send);
     }
-    children.push(progress, itemErrors);
-    item.replaceChildren(...children);
+    if (setup.ready && controls) {
+      buttons.append(button('Manage subnames', () => void actions.manageSubnames(owned.name)));
+    }
+    if (controls) buttons.append(button('List for minting', () => actions.listForMinting(owned.name)));
+    item.replaceChildren(
+      ...heading(owned),
+      facts(
+        ['Controller', setup.controller ?? 'nobody'],
+        [
+          'Resolver',
+          setup.resolver ? `${setup.resolver}${setup.resolverIsOurs ? ' (this platform)' : ''}` : 'none',
+        ],
+        ...expiryFact(owned),
+        [
+          'Setup',
+          setup.ready
+            ? 'Ready: its subnames resolve through this platform'
+            : `${setup.steps.length} transaction(s) to send to resolve its subnames here`,
+          setup.ready ? 'ready' : 'needs-setup',
+        ],
+      ),
+      controls ? buttons : h('p', { class: 'warn' }, 'The connected account does not control this name.'),
+      progress,
+      itemErrors,
+    );
+  }
+
+  /** An offchain subname: it resolves once its parent is set up; its avatar is set with the parent's key. */
+  function renderOffchain(item: HTMLLIElement, owned: OwnedName, parent: ParentSetup): void {
+    const parentName = parent.parentName;
+    item.dataset.state = parent.ready ? 'ready' : 'needs-setup';
+    const itemErrors = h('div', {});
+    const controlsParent = parent.controller?.toLowerCase() === account();
+    const upload = button(
+      'Upload avatar',
+      (b) => void busy(b, 'Opening…', itemErrors, () => actions.uploadAvatar(owned.name, parentName)),
+    );
+    item.replaceChildren(
+      ...heading(owned),
+      facts(
+        ['Records', `offchain, on this platform, under ${parentName}`],
+        [
+          'Setup',
+          parent.ready
+            ? `Ready: it resolves (${parentName} is set up)`
+            : `Not resolving yet: ${parentName} needs its setup`,
+          parent.ready ? 'ready' : 'needs-setup',
+        ],
+      ),
+      controlsParent
+        ? h('div', { class: 'actions' }, upload)
+        : h(
+            'p',
+            { class: 'hint' },
+            `Its records and avatar are set with an API key of ${parentName}'s owner.`,
+          ),
+      itemErrors,
+    );
+  }
+
+  /** A name minted on the L2: its records live in the parent's registry there, which this page does not write. */
+  function renderL2(item: HTMLLIElement, owned: OwnedName): void {
+    item.dataset.state = 'l2';
+    item.replaceChildren(
+      ...heading(owned),
+      facts(['Network', owned.network ?? ''], ['Parent', owned.parentName ?? ''], ...expiryFact(owned), [
+        'Setup',
+        `Held on ${owned.network ?? 'the L2'}: resolves from ${config.network} through its parent`,
+        'ready',
+      ]),
+      h('p', { class: 'hint' }, `Its records are set on ${owned.network ?? 'the L2'}, not on this page.`),
+    );
+  }
+
+  function heading(owned: OwnedName): Node[] {
+    return [h('h3', {}, owned.name), h('p', { class: 'sources' }, `Found as ${describeSources(owned)}`)];
+  }
+
+  function cardOf(name: string): HTMLLIElement {
+    let item = cards.get(name);
+    if (!item) {
+      item = h('li', { class: 'card name', 'data-name': name });
+      cards.set(name, item);
+    }
+    return item;
   }
 
   async function refresh(name: string): Promise<void> {
-    let item = shown.get(name);
-    if (!item) {
-      item = h('li', { class: 'card name', 'data-name': name });
-      shown.set(name, item);
-      list.append(item);
+    const owned = known.get(name);
+    if (!owned) return;
+    const item = cardOf(name);
+    item.dataset.sources = owned.sources.join(' ');
+    const kind = kindOf(owned);
+    if (kind === 'l2') {
+      renderL2(item, owned);
+      return;
     }
     showStatus(item, `Reading ${name}…`, 'busy');
-    const target = item;
     try {
-      render(target, name, await offchain.parentSetup(name, config.network));
+      if (kind === 'offchain') {
+        renderOffchain(item, owned, await offchain.parentSetup(owned.parentName ?? '', config.network));
+      } else renderOnchain(item, owned, await offchain.parentSetup(name, config.network));
     } catch (err) {
-      target.replaceChildren(h('h3', {}, name));
       const region = h('div', {});
       showError(region, err);
-      target.append(region);
+      item.replaceChildren(...heading(owned), region);
     }
   }
 
-  const add = (names: string[]) => {
-    for (const name of names) if (!shown.has(name)) void refresh(name);
-    remember([...shown.keys()]);
-  };
+  /** Merges `found` into the list and reads the new or changed names; false when nothing changed. */
+  function add(found: OwnedName[]): boolean {
+    const changed = mergeNames(known, found);
+    for (const owned of changed) void refresh(owned.name);
+    if (changed.length)
+      list.append(...[...known.values()].sort(compareOwnedNames).map((o) => cardOf(o.name)));
+    return changed.length > 0;
+  }
+
+  /**
+   * Every name resolver-svc attributes to `address` (its pages in turn), read fresh (`noCache`): at sign-in the
+   * person may just have minted or been given a name. Then says what it found.
+   */
+  async function discover(address: Address): Promise<void> {
+    showStatus(discovery, 'Looking for the names of this wallet…', 'busy');
+    const failed = new Set<string>();
+    let found = false;
+    let cursor: string | undefined;
+    let pages = 0;
+    try {
+      do {
+        const page = await resolver.names(address, { network: config.network, noCache: true, cursor });
+        if (session.current.account !== address) return;
+        for (const source of page.failedSources) failed.add(source);
+        const names = fromAddressNames(page);
+        found ||= names.length > 0;
+        add(names);
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor && pages < MAX_NAME_PAGES);
+    } catch (err) {
+      showError(discovery, err);
+      return;
+    }
+    const more = cursor ? ` (the first ${pages} pages of them: there are more)` : '';
+    if (failed.size) {
+      showStatus(
+        discovery,
+        `Some names may be missing: ${[...failed].join(', ')} did not answer${more}.`,
+        'warn',
+      );
+    } else if (found)
+      showStatus(discovery, `Below: the names this platform found for this wallet${more}.`, 'idle');
+    else
+      showStatus(
+        discovery,
+        'This platform knows no names of this wallet yet: check one you control above.',
+        'idle',
+      );
+  }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = input.value.trim().toLowerCase();
     if (!name) return;
     void busy(check, 'Checking…', errors, async () => {
-      await refresh(name);
-      remember([...shown.keys()]);
+      if (!add([{ name, sources: ['checked'] }])) await refresh(name);
+      remember();
       input.value = '';
     });
   });
 
-  let account: string | undefined;
+  let shownFor: string | undefined;
+  let discoveredWith: string | undefined;
   session.subscribe((state) => {
     element.hidden = !state.token;
-    if (state.account === account) return;
-    account = state.account;
-    shown.clear();
-    list.replaceChildren();
-    if (account) add(remembered(account));
+    if (state.account !== shownFor) {
+      shownFor = state.account;
+      known.clear();
+      cards.clear();
+      list.replaceChildren();
+      discovery.replaceChildren();
+      if (state.account) add(remembered(state.account).map((name) => ({ name, sources: ['checked'] })));
+    }
+    if (state.account && state.token && state.token !== discoveredWith) {
+      discoveredWith = state.token;
+      void discover(state.account);
+    }
   });
-  return { element, add };
+  return {
+    element,
+    add: (names, source) => {
+      add(names.map((name) => ({ name, sources: [source] })));
+    },
+  };
 }

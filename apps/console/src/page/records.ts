@@ -3,12 +3,8 @@
  * by name (`eth`, `base`, `btc`, … or a coin type number), and CSV/NDJSON import rows. Mistakes are thrown as
  * InputError naming the line, before anything is sent.
  */
-import { chainByCoinType, chainByName } from '@nrp/ens/src/chains';
-import {
-  type CreateSubnameInput,
-  type OffchainSubname,
-  toCreateSubnameInput,
-} from '@nrp/client/src/offchain';
+import { chainByCoinType, chainByName } from '@nrp/ens';
+import { type CreateSubnameInput, type OffchainSubname, toCreateSubnameInput } from '@nrp/client/offchain';
 import { InputError } from './ui';
 
 /** `key=value` lines (blank lines skipped); `what` names the field in errors. */

@@ -3,7 +3,7 @@
  * records (texts, addresses by chain name, contenthash, owner), delete (asked twice). The bulk import and export
  * are in bulk.ts.
  */
-import type { OffchainClient, OffchainSubname } from '@nrp/client/src/offchain';
+import type { OffchainClient, OffchainSubname } from '@nrp/client/offchain';
 import { bulkPanel } from './bulk';
 import { formatAddresses, formatTexts, parseAddresses, parsePairs } from './records';
 import { busy, field, h, showError, showStatus, table } from './ui';

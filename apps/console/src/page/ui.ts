@@ -1,5 +1,5 @@
 /** DOM helpers of the console: elements, the problem of a failed request in words, and busy buttons. */
-import { ServiceError } from '@nrp/client/src/offchain';
+import { ServiceError } from '@nrp/client/offchain';
 import { UserRejectedRequestError, BaseError } from 'viem';
 
 type Child = Node | string | null | undefined | false;

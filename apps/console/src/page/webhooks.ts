@@ -2,7 +2,7 @@
  * Flow 7: the webhooks of the open parent's API key (offchain-svc): register one (its signing secret shown once),
  * list and delete them, see a webhook's deliveries (status, attempts, the receiver's answer) and redeliver one.
  */
-import type { OffchainClient, Webhook, WebhookDelivery, WebhookEventType } from '@nrp/client/src/offchain';
+import type { OffchainClient, Webhook, WebhookDelivery, WebhookEventType } from '@nrp/client/offchain';
 import { busy, field, h, InputError, showError, showStatus, table } from './ui';
 import type { WorkspaceSection } from './workspace';
 

@@ -2,7 +2,7 @@
  * The parent name the subname, image and webhook sections work on, with the API key they send (`x-auth-token`):
  * one pasted by the person, or one created for this page through the session. The key lives in memory only.
  */
-import type { OffchainClient } from '@nrp/client/src/offchain';
+import type { OffchainClient } from '@nrp/client/offchain';
 import type { ConsoleConfig } from '../config';
 import type { Session } from './session';
 import { busy, field, h, showStatus } from './ui';
@@ -18,6 +18,8 @@ export interface WorkspaceSection {
   element: HTMLElement;
   current(): Workspace | undefined;
   subscribe(listener: Listener): void;
+  /** Opens `parentName` with a key created for the page (as _Open_ with no key does); true once it is open. */
+  open(parentName: string): Promise<boolean>;
 }
 
 export function workspaceSection(
@@ -54,31 +56,31 @@ export function workspaceSection(
     for (const listener of listeners) listener(next);
   };
 
+  async function openParent(parentName: string, pastedKey: string): Promise<void> {
+    let apiKey = pastedKey;
+    if (!apiKey) {
+      showStatus(status, `Creating an API key for ${parentName}…`, 'busy');
+      const created = await offchain
+        .createKey({ parentName, network: config.network, note: 'console page' }, session.current.token ?? '')
+        .catch((err: unknown) => {
+          status.replaceChildren();
+          throw err;
+        });
+      apiKey = created.key;
+    }
+    key.value = '';
+    showStatus(
+      status,
+      `Working on ${parentName} with the key ending …${apiKey.slice(-4)} (held by this page until it is closed).`,
+    );
+    set({ parentName, apiKey });
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void busy(open, 'Opening…', errors, async () => {
-      const parentName = parent.value.trim().toLowerCase();
-      let apiKey = key.value.trim();
-      if (!apiKey) {
-        showStatus(status, `Creating an API key for ${parentName}…`, 'busy');
-        const created = await offchain
-          .createKey(
-            { parentName, network: config.network, note: 'console page' },
-            session.current.token ?? '',
-          )
-          .catch((err: unknown) => {
-            status.replaceChildren();
-            throw err;
-          });
-        apiKey = created.key;
-      }
-      key.value = '';
-      showStatus(
-        status,
-        `Working on ${parentName} with the key ending …${apiKey.slice(-4)} (held by this page until it is closed).`,
-      );
-      set({ parentName, apiKey });
-    });
+    void busy(open, 'Opening…', errors, () =>
+      openParent(parent.value.trim().toLowerCase(), key.value.trim()),
+    );
   });
 
   session.subscribe((state) => {
@@ -88,5 +90,15 @@ export function workspaceSection(
       set(undefined);
     }
   });
-  return { element, current: () => workspace, subscribe: (listener) => listeners.push(listener) };
+  return {
+    element,
+    current: () => workspace,
+    subscribe: (listener) => listeners.push(listener),
+    open: async (parentName) => {
+      element.scrollIntoView();
+      if (workspace?.parentName === parentName) return true;
+      parent.value = parentName;
+      return busy(open, 'Opening…', errors, () => openParent(parentName, ''));
+    },
+  };
 }
