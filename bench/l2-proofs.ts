@@ -40,7 +40,7 @@ import {
 } from '@nrp/testkit';
 import { configSchema } from '../apps/offchain-svc/src/config';
 import { createService } from '../apps/offchain-svc/src/service';
-import { markdownTable } from './table';
+import { markdownTable, percentile } from './table';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
 const COLD_SAMPLES = Number(process.env.BENCH_COLD_SAMPLES ?? 30);
@@ -61,11 +61,6 @@ interface Lookup {
   callData: Hex;
   callbackFunction: Hex;
   extraData: Hex;
-}
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, index)] ?? NaN;
 }
 
 /** p50 / p95 of `samples` ms, and the p50 alone for ratios. */
