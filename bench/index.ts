@@ -25,7 +25,7 @@ import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { latestCheckpoints } from '../apps/mint-svc/src/data/names-index';
 import { createService } from '../apps/mint-svc/src/service';
 import { signMintContext } from '../apps/mint-svc/src/mint/sign-mint';
-import { markdownTable } from './table';
+import { markdownTable, percentile } from './table';
 
 const MINTS = Number(process.env.BENCH_INDEX_MINTS ?? 10_000);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 10);
@@ -34,11 +34,6 @@ const QUERY_ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const SIGNER_KEY = '0x' + '11'.repeat(32);
 const OWNERS = Math.max(1, Math.floor(QUERY_ROWS / 100));
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, index)] ?? NaN;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

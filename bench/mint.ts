@@ -20,7 +20,7 @@ import { devChainEnv, l2MintControllerAbi, startEnsChain, startL2Chain } from '@
 import { configSchema } from '../apps/mint-svc/src/config';
 import { upsertListing } from '../apps/mint-svc/src/data/listings';
 import { createService } from '../apps/mint-svc/src/service';
-import { markdownTable } from './table';
+import { markdownTable, percentile } from './table';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const MINTS = Number(process.env.BENCH_MINTS ?? 50);
@@ -70,11 +70,6 @@ function countingProxy(target: string): Promise<RpcCounter> {
       resolve(counter);
     });
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, index)] ?? NaN;
 }
 
 async function timeIt(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {

@@ -14,3 +14,9 @@ export function markdownTable(
   const rule = `|${widths.map((w, c) => `${'-'.repeat(w + 1)}${rightAligned(c) ? ':' : '-'}`).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
+
+/** The nearest-rank `p`th percentile of ascending `sorted` (NaN when empty): the p50 / p95 the benches print. */
+export function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? NaN;
+}

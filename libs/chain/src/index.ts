@@ -123,6 +123,7 @@ export {
   L2ProofRequestError,
   L2_FAULT_PROOF_ROLLUPS,
   checkL2ProofRequest,
+  createL2ProofRollup,
   createL2Prover,
   l2ProofRollupsFromEnv,
   l2ProofsEnvSchema,

@@ -13,7 +13,6 @@ import {
   OPFaultRollup,
   OPRollup,
   isTargetNeed,
-  type Rollup,
   type RollupCommit,
   type AbstractProver,
 } from '@unruggable/gateways';
@@ -74,7 +73,12 @@ export interface L2Prover {
   prove(sender: string, data: string): Promise<string>;
 }
 
-function rollupOf({ l1, l2, rollup }: L2ProverOptions): Rollup {
+/** The package's rollup a prover proves against (its OPRollup or OPFaultRollup, configured from `rollup`). */
+export function createL2ProofRollup({
+  l1,
+  l2,
+  rollup,
+}: Pick<L2ProverOptions, 'l1' | 'l2' | 'rollup'>): OPRollup | OPFaultRollup {
   const providers = { provider1: l1, provider2: l2 };
   if (rollup.kind === 'op-output-oracle') {
     const op = new OPRollup(
@@ -131,7 +135,7 @@ function onlyServed(served: readonly string[]): (commit: RollupCommit<AbstractPr
 }
 
 export function createL2Prover(options: L2ProverOptions): L2Prover {
-  const rollup = rollupOf(options);
+  const rollup = createL2ProofRollup(options);
   if (options.servedContracts) rollup.configure = onlyServed(options.servedContracts);
   const gateway = new Gateway(rollup);
   gateway.latestCache.cacheMs = options.commitPollMs;

@@ -12,6 +12,7 @@ import smartAccountFactoryJson from '../artifacts/SmartAccountFactoryTestDouble.
 import universalResolverJson from '../artifacts/UniversalResolver.json';
 
 import { artifact, type ContractArtifact } from './artifact';
+import { unruggableArtifact } from './l2-proofs';
 
 export type { ContractArtifact } from './artifact';
 
@@ -90,6 +91,48 @@ export function deployNameWrapperTestDouble(signer: Signer, registry: string): P
 export function deployERC1271WalletTestDouble(signer: Signer, owner: string): Promise<Contract> {
   return deployContract(signer, erc1271WalletTestDoubleArtifact, [owner]);
 }
+/** What an OPFaultVerifier accepts: the rollup's games and how old a proof's game may be. */
+export interface OpFaultVerifierParams {
+  /** The rollup's AnchorStateRegistry on L1 (it names the DisputeGameFactory). */
+  anchorStateRegistry: string;
+  /** The package's OPFaultGameFinder (one per L1: `OPFaultRollup.baseMainnetConfig.GameFinder`...). */
+  gameFinder: string;
+  /** 0: only games resolved for the proposer; otherwise also unchallenged games at least this old (seconds). */
+  minAgeSec: number;
+  /** Accepted game types; empty: the registry's respected game type (or one respected when the game was created). */
+  gameTypes: readonly number[];
+  /** A proof's game may be at most this much older (seconds, by game creation) than the latest accepted one. */
+  windowSeconds: number;
+  /** The verifier's default gateway URLs (a ProvenL2Resolver names its own). */
+  gatewayUrls: readonly string[];
+}
+
+/**
+ * Deploys the Unruggable Gateways verifier of an OP fault-proof rollup (Base, Base Sepolia) from the package's
+ * artifacts: EthVerifierHooks, the GatewayVM library and OPFaultVerifier linking it (any proposer). A
+ * ProvenL2Resolver is then deployed with the returned `verifier`. `signer` counts its own nonces (a NonceManager):
+ * four transactions follow each other.
+ */
+export async function deployOpFaultVerifier(
+  signer: Signer,
+  params: OpFaultVerifierParams,
+): Promise<{ verifier: string; hooks: string; gatewayVM: string }> {
+  const hooks = await (await deployContract(signer, unruggableArtifact('EthVerifierHooks'))).getAddress();
+  const gatewayVM = await (await deployContract(signer, unruggableArtifact('GatewayVM'))).getAddress();
+  const verifier = await deployContract(
+    signer,
+    unruggableArtifact('OPFaultVerifier', { GatewayVM: gatewayVM }),
+    [
+      params.gatewayUrls,
+      params.windowSeconds,
+      hooks,
+      params.gameFinder,
+      [params.anchorStateRegistry, params.minAgeSec, params.gameTypes, []],
+    ],
+  );
+  return { verifier: await verifier.getAddress(), hooks, gatewayVM };
+}
+
 export * from './mint-controller';
 export * from './l2';
 export * from './l2-proofs';

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Fragment, type InterfaceAbi } from 'ethers';
+import anchorStateRegistryJson from '../artifacts/AnchorStateRegistryTestDouble.json';
+import disputeGameFactoryJson from '../artifacts/DisputeGameFactoryTestDouble.json';
+import faultDisputeGameJson from '../artifacts/FaultDisputeGameTestDouble.json';
 import l2OutputOracleJson from '../artifacts/L2OutputOracle.json';
 import optimismPortalJson from '../artifacts/OptimismPortal.json';
 import provenL2ResolverJson from '../artifacts/ProvenL2Resolver.json';
@@ -18,6 +21,16 @@ export const l2OutputOracleArtifact = artifact(l2OutputOracleJson);
 
 /** The part of an OptimismPortal the OP verifier reads (`l2Oracle()`). Constructor `(l2Oracle)`. */
 export const optimismPortalArtifact = artifact(optimismPortalJson);
+
+/**
+ * Test doubles of the OP fault-proof contracts the package's OPFaultGameFinder and OPFaultRollup read (written from
+ * the OP specification): AnchorStateRegistry `(respectedGameType)`, which deploys its DisputeGameFactory
+ * (`create(gameType, rootClaim, extraData)`), whose games a test moves (`move`, `challengeL2BlockNumber`,
+ * `resolveAs`).
+ */
+export const anchorStateRegistryTestDoubleArtifact = artifact(anchorStateRegistryJson);
+export const disputeGameFactoryTestDoubleArtifact = artifact(disputeGameFactoryJson);
+export const faultDisputeGameTestDoubleArtifact = artifact(faultDisputeGameJson);
 
 interface FoundryArtifact {
   abi: unknown[];

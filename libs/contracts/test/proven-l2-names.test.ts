@@ -21,6 +21,8 @@ import {
 } from 'ethers';
 import { EthProver, GATEWAY_ABI } from '@unruggable/gateways';
 import {
+  BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createTestClient,
   decodeErrorResult,
@@ -348,6 +350,26 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       expect(await getEnsText(l1Viem, { name: CAROL, key: 'description' })).toBeNull();
     }
 
+    /**
+     * What a viem client (strict) learns of the refusal: the universal resolver's ResolverError carries the
+     * resolver's revert, here decoded with the verifier's errors (a client with that ABI names it the same way).
+     */
+    async function clientSees(): Promise<string> {
+      const err = await getEnsText(l1Viem, { name: CAROL, key: 'description', strict: true }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const reverted =
+        err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+      if (
+        !(reverted instanceof ContractFunctionRevertedError) ||
+        reverted.data?.errorName !== 'ResolverError'
+      )
+        throw new Error(`not a resolver error: ${String(err)}`);
+      const [errorData] = (reverted.data.args ?? []) as [Hex];
+      return decodeErrorResult({ abi: errorsAbi, data: errorData }).errorName;
+    }
+
     beforeAll(async () => {
       await rollup.propose();
       lookup = await raiseLookup();
@@ -400,6 +422,7 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
     it('a root that was never posted', async () => {
       lie = (_sender, data) => proveAtBlock(requestOps(data).ops, BigInt(0), context.index + 1000n);
       expect(await callbackError(await lie(resolver, lookup.callData))).toBe('OutputNotFound');
+      expect(await clientSees()).toBe('OutputNotFound');
       await expectClientsRefuse();
     });
 
@@ -429,6 +452,7 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       lie = (_sender, data) => proveAtBlock(requestOps(data).ops, previous.l2BlockNumber, previous.index);
       const fresh = await raiseLookup();
       expect(await callbackError(await lie(resolver, fresh.callData), fresh.extraData)).toBe('CommitTooOld');
+      expect(await clientSees()).toBe('CommitTooOld');
       await expectClientsRefuse();
     });
   });

@@ -62,6 +62,32 @@ export interface DevRollup {
 
 const abi = AbiCoder.defaultAbiCoder();
 
+/**
+ * The OP-stack output root of the L2's block at `blockTag`, as a proposer posts it:
+ * keccak256(abi.encode(0, stateRoot, messagePasserStorageRoot, blockHash)).
+ */
+export async function l2OutputRootAt(
+  l2: JsonRpcProvider,
+  blockTag: bigint | 'latest',
+): Promise<{ outputRoot: string; l2BlockNumber: bigint }> {
+  const tag = typeof blockTag === 'bigint' ? `0x${blockTag.toString(16)}` : blockTag;
+  const block = (await l2.send('eth_getBlockByNumber', [tag, false])) as {
+    number: string;
+    hash: string;
+    stateRoot: string;
+  };
+  const passer = (await l2.send('eth_getProof', [L2_TO_L1_MESSAGE_PASSER, [], block.number])) as {
+    storageHash: string;
+  };
+  const outputRoot = keccak256(
+    abi.encode(
+      ['bytes32', 'bytes32', 'bytes32', 'bytes32'],
+      [ZeroHash, block.stateRoot, passer.storageHash, block.hash],
+    ),
+  );
+  return { outputRoot, l2BlockNumber: BigInt(block.number) };
+}
+
 export async function deployDevRollup(options: DevRollupOptions): Promise<DevRollup> {
   const l1 = new JsonRpcProvider(options.l1RpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
   const l2 = new JsonRpcProvider(options.l2RpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
@@ -92,25 +118,6 @@ export async function deployDevRollup(options: DevRollupOptions): Promise<DevRol
     ],
   );
 
-  async function outputRootAt(blockTag: bigint | 'latest') {
-    const tag = typeof blockTag === 'bigint' ? `0x${blockTag.toString(16)}` : blockTag;
-    const block = (await l2.send('eth_getBlockByNumber', [tag, false])) as {
-      number: string;
-      hash: string;
-      stateRoot: string;
-    };
-    const passer = (await l2.send('eth_getProof', [L2_TO_L1_MESSAGE_PASSER, [], block.number])) as {
-      storageHash: string;
-    };
-    const outputRoot = keccak256(
-      abi.encode(
-        ['bytes32', 'bytes32', 'bytes32', 'bytes32'],
-        [ZeroHash, block.stateRoot, passer.storageHash, block.hash],
-      ),
-    );
-    return { outputRoot, l2BlockNumber: BigInt(block.number) };
-  }
-
   async function proposeRoot(outputRoot: string, l2BlockNumber: bigint): Promise<PostedOutput> {
     const tx = (await oracle.getFunction('proposeL2Output')(outputRoot, l2BlockNumber, ZeroHash, 0)) as {
       wait(): Promise<unknown>;
@@ -132,7 +139,7 @@ export async function deployDevRollup(options: DevRollupOptions): Promise<DevRol
 
   let posting: Promise<unknown> = Promise.resolve();
   async function propose(): Promise<PostedOutput | undefined> {
-    const latest = await outputRootAt('latest');
+    const latest = await l2OutputRootAt(l2, 'latest');
     const posted = await latestOutput();
     if (posted && posted.l2BlockNumber >= latest.l2BlockNumber) return undefined;
     return proposeRoot(latest.outputRoot, latest.l2BlockNumber);
@@ -158,7 +165,7 @@ export async function deployDevRollup(options: DevRollupOptions): Promise<DevRol
     },
     latestOutput,
     proposeRoot,
-    outputRootAt,
+    outputRootAt: (blockTag) => l2OutputRootAt(l2, blockTag),
     startProposer(everyMs, onError) {
       timer ??= setInterval(() => {
         const next = posting.then(propose);

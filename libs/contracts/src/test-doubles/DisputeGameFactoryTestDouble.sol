@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {FaultDisputeGameTestDouble} from './FaultDisputeGameTestDouble.sol';
+
+interface IRespectedGameType {
+    function respectedGameType() external view returns (uint32);
+}
+
+/// @title DisputeGameFactoryTestDouble
+/// @notice An OP-stack DisputeGameFactory as the Unruggable Gateways OPFaultGameFinder reads it, written from the OP
+///         specification's IDisputeGameFactory: `create(gameType, rootClaim, extraData)` (extraData: the ABI-encoded
+///         L2 block number), `gameCount`, `gameAtIndex(index)` → (gameType, timestamp, proxy) and
+///         `games(gameType, rootClaim, extraData)` → (proxy, timestamp), one game per UUID. Created by its
+///         AnchorStateRegistryTestDouble, whose respected game type a new game records as the real one does.
+contract DisputeGameFactoryTestDouble {
+    struct GameId {
+        uint32 gameType;
+        uint64 timestamp;
+        address proxy;
+    }
+
+    event DisputeGameCreated(address indexed disputeProxy, uint32 indexed gameType, bytes32 indexed rootClaim);
+
+    error GameAlreadyExists(bytes32 uuid);
+
+    IRespectedGameType public immutable anchorStateRegistry;
+    GameId[] private _gameList;
+    mapping(bytes32 uuid => GameId) private _games;
+
+    constructor() {
+        anchorStateRegistry = IRespectedGameType(msg.sender);
+    }
+
+    function create(uint32 gameType, bytes32 rootClaim, bytes calldata extraData) external returns (address proxy) {
+        bytes32 uuid = keccak256(abi.encode(gameType, rootClaim, extraData));
+        if (_games[uuid].proxy != address(0)) revert GameAlreadyExists(uuid);
+        proxy = address(
+            new FaultDisputeGameTestDouble(
+                gameType,
+                rootClaim,
+                abi.decode(extraData, (uint256)),
+                msg.sender,
+                anchorStateRegistry.respectedGameType() == gameType
+            )
+        );
+        GameId memory id = GameId(gameType, uint64(block.timestamp), proxy);
+        _games[uuid] = id;
+        _gameList.push(id);
+        emit DisputeGameCreated(proxy, gameType, rootClaim);
+    }
+
+    function gameCount() external view returns (uint256) {
+        return _gameList.length;
+    }
+
+    function gameAtIndex(uint256 index) external view returns (uint32 gameType, uint64 timestamp, address proxy) {
+        GameId memory id = _gameList[index];
+        return (id.gameType, id.timestamp, id.proxy);
+    }
+
+    function games(
+        uint32 gameType,
+        bytes32 rootClaim,
+        bytes calldata extraData
+    ) external view returns (address proxy, uint64 timestamp) {
+        GameId memory id = _games[keccak256(abi.encode(gameType, rootClaim, extraData))];
+        return (id.proxy, id.timestamp);
+    }
+}

@@ -1,0 +1,83 @@
+/**
+ * `npm run deploy:proven-l2-resolver`: deploys, on the L1 a real L2 settles on, the Unruggable Gateways
+ * OPFaultVerifier for that L2's fault-dispute games (L2_FAULT_PROOF_ROLLUPS: the package's AnchorStateRegistry and
+ * OPFaultGameFinder, the respected game type, games at least an hour old) and a ProvenL2Resolver for one of our
+ * L2Registry contracts on it. Not run by any test or by `npm start` (only 127.0.0.1 is reachable here); the
+ * verifier's choice of game is tested against simulated games (libs/contracts/test/op-fault-games.test.ts). Usage:
+ *
+ *   DEPLOYER_PRIVATE_KEY=0x… npm run deploy:proven-l2-resolver -- --network base|base-sepolia \
+ *     --l1 <Ethereum or Sepolia RPC URL> --registry <L2Registry on the L2> --gateway <proof URL> \
+ *     [--window-seconds 10800]
+ *
+ * `--gateway` is the resolver's prover URL (offchain-svc's `https://…/api/v1/gateway/proofs/<network>`, or anyone's
+ * `npm run prover`); the owner (the deployer) may change it later with `setGatewayUrls`. `--window-seconds`: how
+ * much older than the newest acceptable game a proof's game may be (default 3 hours: Base creates a game about
+ * every hour, so a prover one game behind, or a proposal late, is still answered). Prints the addresses; the parent
+ * then sets the resolver in the ENS registry.
+ */
+import { parseArgs } from 'node:util';
+import { JsonRpcProvider, NonceManager, Wallet, isAddress } from 'ethers';
+import { L2_FAULT_PROOF_ROLLUPS } from '@nrp/chain';
+import { deployContract, deployOpFaultVerifier, provenL2ResolverArtifact } from '@nrp/contracts';
+import { L2_NETWORK_CHAIN_IDS } from '@nrp/ens';
+
+/** Default `--window-seconds`: three of Base's hourly games. */
+const WINDOW_SECONDS = 3 * 3600;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      network: { type: 'string' },
+      l1: { type: 'string' },
+      registry: { type: 'string' },
+      gateway: { type: 'string' },
+      'window-seconds': { type: 'string', default: String(WINDOW_SECONDS) },
+    },
+    strict: true,
+  });
+  const network = values.network;
+  if (network !== 'base' && network !== 'base-sepolia') throw new Error('--network is base or base-sepolia');
+  if (!values.l1) throw new Error('give --l1 <L1 RPC URL>');
+  if (!values.registry || !isAddress(values.registry))
+    throw new Error('give --registry <L2Registry address>');
+  if (!values.gateway) throw new Error('give --gateway <prover URL>');
+  const key = process.env.DEPLOYER_PRIVATE_KEY;
+  if (!key) throw new Error('set DEPLOYER_PRIVATE_KEY');
+  const windowSeconds = Number(values['window-seconds']);
+  if (!Number.isInteger(windowSeconds) || windowSeconds <= 0)
+    throw new Error('--window-seconds is a positive integer');
+
+  const rollup = L2_FAULT_PROOF_ROLLUPS[network];
+  const provider = new JsonRpcProvider(values.l1);
+  try {
+    const signer = new NonceManager(new Wallet(key, provider));
+    const { verifier, hooks, gatewayVM } = await deployOpFaultVerifier(signer, {
+      anchorStateRegistry: rollup.anchorStateRegistry,
+      gameFinder: rollup.gameFinder,
+      minAgeSec: rollup.minAgeSec,
+      gameTypes: rollup.gameTypes,
+      windowSeconds,
+      gatewayUrls: [values.gateway],
+    });
+    const resolver = await deployContract(signer, provenL2ResolverArtifact, [
+      verifier,
+      L2_NETWORK_CHAIN_IDS[network],
+      values.registry,
+      [values.gateway],
+    ]);
+    console.log(
+      JSON.stringify(
+        { network, verifier, hooks, gatewayVM, provenL2Resolver: await resolver.getAddress(), windowSeconds },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    provider.destroy();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
