@@ -25,6 +25,9 @@ interface K8sObject {
   stringData?: Record<string, string>;
   // The fields read below; the schemas validate the rest.
   spec?: {
+    strategy?: { rollingUpdate?: { maxUnavailable?: number; maxSurge?: number } };
+    minReadySeconds?: number;
+    progressDeadlineSeconds?: number;
     tls?: Array<{ hosts: string[]; secretName: string }>;
     rules?: Array<{ host: string }>;
     template?: {
@@ -32,7 +35,9 @@ interface K8sObject {
         topologySpreadConstraints?: unknown[];
         containers: Array<{
           image: string;
-          startupProbe?: unknown;
+          startupProbe?: { httpGet?: { path: string } };
+          readinessProbe?: { httpGet?: { path: string } };
+          livenessProbe?: { httpGet?: { path: string } };
           env?: Array<{ name: string; value?: string }>;
           resources?: { limits?: { memory?: string } };
           envFrom: Array<{
@@ -147,6 +152,30 @@ describe.each(['production', 'staging'])('k8s overlay %s', (overlay) => {
       expect({ service, exposeGc: options.split(' ').includes('--expose-gc') }).toEqual({
         service,
         exposeGc: true,
+      });
+    }
+  });
+
+  it('rolls a service with a database out onto new pods only once they have migrated and are ready', () => {
+    for (const service of ['metadata-svc', 'mint-svc', 'offchain-svc']) {
+      const { spec } = find(objects, 'Deployment', service);
+      const [container] = spec?.template?.spec.containers ?? [];
+      expect({
+        service,
+        rollingUpdate: spec?.strategy?.rollingUpdate,
+        // /health answers once the process listens, which is after its migrations (or after they failed, when
+        // /ready keeps answering 503 and the rollout stops at this pod).
+        probes: [container?.startupProbe, container?.readinessProbe, container?.livenessProbe].map(
+          (probe) => probe?.httpGet?.path,
+        ),
+        readyFor: spec?.minReadySeconds,
+        reportedFailedAfter: spec?.progressDeadlineSeconds,
+      }).toEqual({
+        service,
+        rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
+        probes: ['/health', '/ready', '/health'],
+        readyFor: 10,
+        reportedFailedAfter: 300,
       });
     }
   });

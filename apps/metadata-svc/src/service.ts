@@ -54,11 +54,14 @@ nonces, and avatar/header uploads authorised by Sign-In with Ethereum (EIP-4361)
 Choices where the contract is silent:
 - Nonces live NONCE_TTL_MS (5 min), are single-use, bound to the address and scope; \`expiresAt\` is Unix ms.
 - Sign-in failures are 401 with codes INVALID_SIGNATURE, INVALID_NONCE, EXPIRED_NONCE, NONCE_SCOPE_MISMATCH,
-  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271. The
+  ADDRESS_MISMATCH, CHAIN_MISMATCH, DOMAIN_MISMATCH, MESSAGE_EXPIRED; contract wallets sign with ERC-1271, smart
+  accounts not deployed yet with ERC-6492 (checked by the universal validator in one eth_call). The
   message's domain is compared as \`host[:port]\`: a domain with user info (\`evil@localhost:3001\`) is DOMAIN_MISMATCH.
-- A message that lists Resources, or whose URI is under {PUBLIC_BASE_URL}/profile/, is bound: it must name the
-  image of the request ({PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}) and, where its statement or a
-  #fragment names one, the operation (upload or delete); otherwise 401 RESOURCE_MISMATCH. Bind every message.
+- Sign-in binding, the rule of every service: a message that lists Resources, or whose URI is any URL of this
+  service (under {PUBLIC_BASE_URL}), is bound: it must name the image of the request
+  ({PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}) and, where its statement or a #fragment names one, the
+  operation (upload or delete); otherwise 401 RESOURCE_MISMATCH. A message with neither (the contract's layout) is
+  unbound: it authorises the operation on any name of its signer, once, within its nonce's scope. Bind every message.
 - Uploads: avatar ≤ 2 MB, header ≤ 5 MB (413 FILE_TOO_LARGE); a decoded image over MAX_IMAGE_PIXELS (default
   4096×4096, all frames together), or whose decode takes longer than IMAGE_WORK_TIMEOUT_MS, is 413
   IMAGE_TOO_LARGE; anything but jpeg/png/gif/webp/svg (by its bytes) is 415 INVALID_FILE_FORMAT; a missing file

@@ -146,6 +146,39 @@ describe('messages bound to one image', () => {
     await request(app).get(path('wrapped.eth')).expect(200);
   });
 
+  it('one rule with mint-svc: a URI anywhere on this service binds the message; one elsewhere keeps it unbound', async () => {
+    await upload(app, path('wrapped.eth'), 'avatar', image, await bound('wrapped.eth', 'upload')).expect(200);
+    const rowsBefore = await imageRows(h.db);
+    const signed = async (uri: string) => {
+      const nonce = await issueSignInNonce(app, alice.address, 'avatar+header');
+      const message = buildSignInMessage({
+        domain: DOMAIN,
+        address: alice.address,
+        statement: 'Manage my profile images.',
+        uri,
+        chainId: 11155111,
+        nonce,
+      });
+      return {
+        siweMessage: message,
+        siweSignature: await signSignInMessage(alice, message),
+        address: alice.address,
+      };
+    };
+    // The service's own root is a URL of the service, not of this image: it names another request.
+    const root = await request(app)
+      .delete(path('wrapped.eth'))
+      .send(await signed(`${BASE_URL}/`))
+      .expect(401);
+    expect(root.body.code).toBe('RESOURCE_MISMATCH');
+    expect(await imageRows(h.db)).toEqual(rowsBefore);
+    // A URI of another site (the contract's layout) binds nothing: any name of its signer, once.
+    await request(app)
+      .delete(path('wrapped.eth'))
+      .send(await signed(`https://${DOMAIN}/profile`))
+      .expect(200);
+  });
+
   it("a message the grammar refuses without naming a line answers 401 without the parser's state", async () => {
     const nonce = await issueSignInNonce(app, alice.address, 'avatar+header');
     const message = `${buildSignInMessage({

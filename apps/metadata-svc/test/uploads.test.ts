@@ -3,7 +3,15 @@ import request from 'supertest';
 import sharp from 'sharp';
 import type { Wallet } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { signSignInMessage, type EnsChain } from '@nrp/testkit';
+import {
+  deploySmartAccount,
+  deploySmartAccountFactory,
+  signSignInMessage,
+  smartAccountOf,
+  smartAccountSignature,
+  viemAcceptsSignIn,
+  type EnsChain,
+} from '@nrp/testkit';
 import { processPending } from '../src/uploads/worker';
 import { stableImageUrl } from '../src/uploads/stable-url';
 import {
@@ -165,6 +173,45 @@ describe('sign-in', () => {
     const res = await upload(app, path('contractwallet.eth'), 'avatar', image, fields).expect(200);
     expect(res.body).toMatchObject({ subname: 'contractwallet.eth', pending: true });
     expect((await rowsFor('contractwallet.eth'))[0]?.uploader).toBe(walletAddress.toLowerCase());
+  });
+
+  it('lets an ERC-6492 smart account sign in before and after it is deployed; a bad one is a 401', async () => {
+    const factory = await deploySmartAccountFactory(chain.ens.deployer);
+    const account = await smartAccountOf(chain.ens.deployer, factory, walletOf(chain, 3));
+    await chain.ens.registerEthName('smartaccount', account.address, { resolver: null });
+    /** A message of the account signed by `sign`, with viem's verdict on it. */
+    const signed = async (sign: (message: string) => string) => {
+      const message = buildMessage(account.address, await issueSignInNonce(app, account.address));
+      const siweSignature = sign(message);
+      const fields = { siweMessage: message, siweSignature, address: account.address };
+      return {
+        fields,
+        viem: await viemAcceptsSignIn(chain.anvil.rpcUrl, account.address, message, siweSignature),
+      };
+    };
+    const sendAs = async (sign: (message: string) => string, status: number) => {
+      const { fields, viem } = await signed(sign);
+      const res = await upload(app, path('smartaccount.eth'), 'avatar', image, fields).expect(status);
+      expect(viem).toBe(status === 200);
+      return res;
+    };
+
+    // Not deployed: only the ERC-6492 wrapper (the factory call around the owner's signature) can prove it.
+    expect(await chain.ens.provider.getCode(account.address)).toBe('0x');
+    await sendAs((m) => smartAccountSignature(account, m, true), 200);
+    const unwrapped = await sendAs((m) => smartAccountSignature(account, m, false), 401);
+    expect(unwrapped.body.code).toBe('INVALID_SIGNATURE');
+    const stranger = { ...account, owner: bob };
+    const forged = await sendAs((m) => smartAccountSignature(stranger, m, true), 401);
+    expect(forged.body.code).toBe('INVALID_SIGNATURE');
+    // The check deployed nothing (a deployless eth_call).
+    expect(await chain.ens.provider.getCode(account.address)).toBe('0x');
+
+    await deploySmartAccount(chain.ens.deployer, account);
+    await sendAs((m) => smartAccountSignature(account, m, true), 200);
+    await sendAs((m) => smartAccountSignature(account, m, false), 200);
+    const forgedDeployed = await sendAs((m) => smartAccountSignature(stranger, m, true), 401);
+    expect(forgedDeployed.body.code).toBe('INVALID_SIGNATURE');
   });
 
   it('issues nonces of at least 16 alphanumeric characters with expiresAt in ms, and validates the request', async () => {

@@ -123,20 +123,27 @@ export async function signIn(
     domain?: string;
     issuedAt?: Date;
     expirationTime?: Date;
+    /** The message's URI; default the page of the dapp (`https://{SIWE_DOMAIN}`), which binds nothing. */
+    uri?: string;
+    /** A smart account signs instead of `wallet`: its address, and how it signs. */
+    account?: { address: string; sign: (message: string) => string };
   },
 ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
-  const nonce = await issueNonce(app, '/api/v1/auth/nonce', wallet.address, opts.scope);
+  const address = opts.account?.address ?? wallet.address;
+  const nonce = await issueNonce(app, '/api/v1/auth/nonce', address, opts.scope);
   const message = buildSignInMessage({
     domain: opts.domain ?? SIWE_DOMAIN,
-    address: wallet.address,
+    address,
     statement: 'Manage my mint listing',
-    uri: `https://${SIWE_DOMAIN}`,
+    uri: opts.uri ?? `https://${SIWE_DOMAIN}`,
     chainId: opts.chainId ?? 11155111,
     nonce,
     issuedAt: opts.issuedAt,
     expirationTime: opts.expirationTime,
   });
-  const siweSignature = await signSignInMessage(new Wallet(wallet.privateKey), message);
+  const siweSignature = opts.account
+    ? opts.account.sign(message)
+    : await signSignInMessage(new Wallet(wallet.privateKey), message);
   // Exactly the signed-request fields: bodies are strict, so tests spread this into theirs.
-  return { siweMessage: message, siweSignature, address: wallet.address };
+  return { siweMessage: message, siweSignature, address };
 }

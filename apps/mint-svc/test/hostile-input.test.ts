@@ -2,6 +2,7 @@ import type { RunningService } from '@nrp/server';
 import {
   accountAt,
   databaseFingerprint,
+  foreignCursorFindings,
   hostileInputFindings,
   listenForTests,
   mainnetOnTestChain,
@@ -46,6 +47,20 @@ describe('mint-svc under hostile input', () => {
         scope: ['listing', 'minter'],
       },
     });
+    expect(findings).toEqual([]);
+  }, 120_000);
+
+  it('answers 400 to every cursor it did not issue (random bytes, NUL, invalid UTF-8), and writes nothing', async () => {
+    const findings = await foreignCursorFindings(
+      { url: running.url, routes: env.routes, fingerprint: databaseFingerprint(env.db.db) },
+      {
+        listNames: {
+          path: '/api/v1/names',
+          query: { network: 'sepolia' },
+          position: { name: 'alice.shop.eth' },
+        },
+      },
+    );
     expect(findings).toEqual([]);
   }, 120_000);
 });

@@ -265,4 +265,23 @@ describe('mint-svc with L2 parents (base-sepolia)', () => {
       'SignatureExpired',
     );
   });
+
+  it('an address in BASE_SEPOLIA_L2_MINT_CONTROLLERS that is no L2 mint controller fails readiness, named', async () => {
+    const notAController = accountAt(env.chain, 3).address;
+    const misconfigured = await startMintService({
+      BASE_SEPOLIA_RPC_URL: l2.anvil.rpcUrl,
+      BASE_SEPOLIA_L2_MINT_CONTROLLERS: `${served.controller}, ${notAController}`,
+    });
+    try {
+      const ready = await request(misconfigured.app).get('/ready').expect(503);
+      expect(ready.body.checks[`base-sepolia-controller-${notAController}`]).toMatch(
+        new RegExp(
+          `BASE_SEPOLIA_L2_MINT_CONTROLLERS: ${notAController} is not an L2 mint controller on base-sepolia`,
+        ),
+      );
+      expect(ready.body.checks[`base-sepolia-controller-${served.controller}`]).toBe('ok');
+    } finally {
+      await misconfigured.close();
+    }
+  });
 });

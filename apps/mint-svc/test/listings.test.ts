@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
 import request from 'supertest';
+import { MAX_LISTING_PRICE_WEI } from '@nrp/api';
 import { listingSignInMessage, minterSignInMessage } from '@nrp/client';
 import { namehash } from '@nrp/ens';
 import { ConfigError, createLogger, loadConfig } from '@nrp/server';
@@ -10,7 +11,14 @@ import { configSchema } from '../src/config';
 import { createService } from '../src/service';
 import { type MintService, serviceEnv, signIn, SIWE_DOMAIN, startMintService } from './helpers';
 import { isVerifiedMinter } from '../src/data/verified-minters';
-import { accountAt } from '@nrp/testkit';
+import {
+  accountAt,
+  deploySmartAccount,
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  viemAcceptsSignIn,
+} from '@nrp/testkit';
 
 const listingPath = (network: string, parentName: string) => `/api/v1/listings/${network}/${parentName}`;
 
@@ -288,6 +296,38 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         .expect(200);
     });
 
+    it('a price above MAX_LISTING_PRICE_WEI (10^30 wei a year) is a 400 naming the field; at it, it is listed', async () => {
+      const before = await request(env.app).get(listingPath('sepolia', 'shop.eth')).expect(200);
+      const over = await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({
+          ...(await signIn(env.app, owner, { scope: 'listing' })),
+          listing: {
+            ...listing,
+            basePriceWei: String(2n ** 256n - 1n),
+            lengthPrices: [{ length: 3, priceWei: String(MAX_LISTING_PRICE_WEI + 1n) }],
+          },
+        })
+        .expect(400);
+      expect(over.body.code).toBe('INVALID_INPUT');
+      expect(over.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        'body.listing.basePriceWei',
+        'body.listing.lengthPrices.0.priceWei',
+      ]);
+      expect((await request(env.app).get(listingPath('sepolia', 'shop.eth')).expect(200)).body).toEqual(
+        before.body,
+      );
+      const atCeiling = { ...listing, basePriceWei: String(MAX_LISTING_PRICE_WEI) };
+      await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing' })), listing: atCeiling })
+        .expect(200);
+      await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing' })), listing })
+        .expect(200);
+    });
+
     it.each(['AAAA', '1.5', '1e3', '-0', ' 1', '0x10'])(
       'an amount %j in any wei field is a 400 naming each, before the signature is looked at',
       async (amount) => {
@@ -366,6 +406,17 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
         address: wallet.address,
       };
     }
+
+    it('one rule with metadata-svc: a URI anywhere on this service binds the message, one elsewhere does not', async () => {
+      const base = env.context.config.PUBLIC_BASE_URL;
+      const before = await request(env.app).get(listingPath('sepolia', 'shop.eth'));
+      const docs = await request(env.app)
+        .put(listingPath('sepolia', 'shop.eth'))
+        .send({ ...(await signIn(env.app, owner, { scope: 'listing', uri: `${base}/docs` })), listing })
+        .expect(401);
+      expect(docs.body.code).toBe('RESOURCE_MISMATCH');
+      expect((await request(env.app).get(listingPath('sepolia', 'shop.eth'))).body).toEqual(before.body);
+    });
 
     it("refuses shop.eth's message for boutique.eth or for another operation, and accepts it for its own request", async () => {
       const forShop = await bound(owner, 'listing', { parentName: 'shop.eth', operation: 'update' });
@@ -460,6 +511,41 @@ describe('mint-svc listings API (sign-in, on-chain owner) and verified minters',
   });
 
   describe('POST /api/v1/minters/verify', () => {
+    it('an ERC-6492 smart account verifies before and after it is deployed; a bad signature is a 401', async () => {
+      const deployer = env.chain.ens.deployer;
+      const factory = await deploySmartAccountFactory(deployer);
+      const account = await smartAccountOf(deployer, factory, new Wallet(stranger.privateKey));
+      const verify = async (signWith: { privateKey: string }, erc6492: boolean, status: number) => {
+        const signer = { ...account, owner: new Wallet(signWith.privateKey) };
+        const sign = (message: string) => smartAccountSignature(signer, message, erc6492);
+        const fields = await signIn(env.app, stranger, {
+          scope: 'minter',
+          account: { address: account.address, sign },
+        });
+        const viem = await viemAcceptsSignIn(
+          env.chain.anvil.rpcUrl,
+          account.address,
+          fields.siweMessage,
+          fields.siweSignature,
+        );
+        expect(viem).toBe(status === 200);
+        return request(env.app)
+          .post('/api/v1/minters/verify')
+          .send({ network: 'sepolia', ...fields })
+          .expect(status);
+      };
+
+      expect((await verify(stranger, true, 200)).body).toMatchObject({ address: account.address });
+      expect((await verify(stranger, false, 401)).body.code).toBe('INVALID_SIGNATURE');
+      expect((await verify(owner, true, 401)).body.code).toBe('INVALID_SIGNATURE');
+      expect(await env.provider.getCode(account.address)).toBe('0x');
+
+      await deploySmartAccount(deployer, account);
+      await verify(stranger, true, 200);
+      await verify(stranger, false, 200);
+      expect((await verify(owner, true, 401)).body.code).toBe('INVALID_SIGNATURE');
+    });
+
     it('records a verified minter per network; bad sign-ins are 401 and record nothing', async () => {
       const rows = await countRows('mint_verified_minters');
       const wrongChain = await signIn(env.app, stranger, { scope: 'minter', chainId: 1 });

@@ -9,7 +9,7 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import request from 'supertest';
-import { listingInputSchema } from '@nrp/api';
+import { listingInputSchema, MAX_LISTING_PRICE_WEI } from '@nrp/api';
 import { MINT_CONTEXT_TYPES, mintEip712Domain } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
 import {
@@ -80,6 +80,14 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
     await ens.createSubname('strict.eth', 'vip', parentOwner);
   });
   afterAll(() => env?.close());
+
+  /** Registers `label`.eth to the parent owner once (approved for the controller like all its names). */
+  const registered = new Set<string>();
+  async function ensParent(label: string): Promise<void> {
+    if (registered.has(label)) return;
+    await env.chain.ens.registerEthName(label, parentOwner);
+    registered.add(label);
+  }
 
   describe('input and lookup failures', () => {
     it('an unknown listing is 404 LISTING_NOT_FOUND, for the estimate and the mint', async () => {
@@ -306,6 +314,63 @@ describe('mint-svc estimate, mint and the controller on the ENS test chain', () 
         paymentReceiver: receiver,
       });
     });
+
+    it.each([
+      // At the ceiling every term and fee fits: price × 100 + a 100 % share is 2 × 10^32 wei.
+      { price: MAX_LISTING_PRICE_WEI, fee: { type: 'share', basisPoints: 10_000 } as const, years: 100 },
+      { price: MAX_LISTING_PRICE_WEI, fee: { type: 'standard' } as const, years: 100 },
+      { price: MAX_LISTING_PRICE_WEI, fee: { type: 'share', basisPoints: 1 } as const, years: 1 },
+      // Stored before the ceiling existed: price × years + fee past uint256 cannot be paid by any transaction.
+      { price: 2n ** 256n - 1n, fee: { type: 'standard' } as const, years: 1 },
+      { price: 2n ** 256n - 1n, fee: { type: 'standard' } as const, years: 100 },
+      { price: 2n ** 255n, fee: { type: 'share', basisPoints: 10_000 } as const, years: 1 },
+      { price: (2n ** 256n - 1n) / 100n, fee: { type: 'share', basisPoints: 5_000 } as const, years: 100 },
+    ])(
+      'a listing of $price wei a year ($fee.type fee, $years years): the estimate and the mint agree, never a 500',
+      async ({ price, fee, years }) => {
+        await ensParent('pricey');
+        // Straight into the table: the API refuses prices above MAX_LISTING_PRICE_WEI, older rows may hold them.
+        await upsertListing(env.context.db, {
+          network: 'sepolia',
+          parentName: 'pricey.eth',
+          parentNode: namehash('pricey.eth'),
+          settings: {
+            ...listingInputSchema.parse({ basePriceWei: '0', fee }),
+            basePriceWei: price.toString(),
+            paymentReceiver: receiver,
+          },
+          listedBy: null,
+          source: 'file',
+        });
+        const query = {
+          parentName: 'pricey.eth',
+          label: 'gold',
+          minterAddress: minter,
+          expiryInYears: years,
+        };
+        const total = price * BigInt(years);
+        const payable =
+          total + (fee.type === 'standard' ? 1000n : (total * BigInt(fee.basisPoints)) / 10_000n);
+        const fits = payable < 2n ** 256n;
+        const est = await estimate(query).expect(200);
+        expect(est.body).toMatchObject({
+          canMint: fits,
+          validationErrors: fits ? [] : ['PRICE_NOT_PAYABLE'],
+          estimatedPriceWei: total.toString(),
+        });
+        const signed = await mint(query);
+        if (fits) {
+          expect(signed.status).toBe(200);
+          expect(BigInt(signed.body.content.price) + BigInt(signed.body.content.fee)).toBe(payable);
+        } else {
+          expect(signed.status).toBe(400);
+          expect(signed.body).toMatchObject({
+            code: 'MINT_NOT_ALLOWED',
+            validationErrors: ['PRICE_NOT_PAYABLE'],
+          });
+        }
+      },
+    );
 
     it('expiry is now + years, capped at the parent expiry (registrar expiry of the .eth name)', async () => {
       const registrar = env.chain.ens.contract('baseRegistrar');

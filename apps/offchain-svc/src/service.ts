@@ -26,6 +26,7 @@ import { pruneSessions } from './data/sessions';
 import type { OffchainContext, WebhookSettings } from './context';
 import { eventRecorder } from './webhooks/events';
 import { cachedNameControl } from './keys/name-control';
+import { revokeKeysOfLostNames } from './keys/api-keys';
 import { keyRoutes } from './keys/routes';
 import { AnswerCache } from './gateway/answer-cache';
 import { createL2RecordReader } from './gateway/l2-records';
@@ -51,7 +52,8 @@ Choices made where the contract is silent:
 - **Self-serve keys**: a name owner signs in (EIP-4361: \`POST /api/v1/auth/nonce\`, \`POST /api/v1/auth/session\` →
   bearer token) and issues keys (\`POST /api/v1/keys\`) for the names it controls on chain: the NameWrapper owner of a
   wrapped name, else its registry owner. Such a key follows control: 401 \`KEY_OWNER_CHANGED\` once its issuer no
-  longer controls the name (within NAME_CONTROL_CACHE_MS). \`GET /api/v1/parents/{parentName}/setup\` lists the
+  longer controls the name (within NAME_CONTROL_CACHE_MS); a key with webhooks is revoked by a periodic check within
+  NAME_CONTROL_CACHE_MS, so its webhooks stop although the key is not used. \`GET /api/v1/parents/{parentName}/setup\` lists the
   transactions that point the name at our offchain resolver.
 - **Create or update** (\`POST /api/v1/subnames\`) answers 201 when created and 200 when updated; lists that are
   present replace the stored ones, absent fields are kept, \`null\` clears \`owner\`, \`contenthash\` or \`ttl\`.
@@ -198,6 +200,14 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
     () => dispatcher.deliverDue(),
     logger,
   );
+  // Webhooks of a self-serve key stop once its issuer lost the name, within the control cache's life (each second
+  // when the cache is off).
+  const keyControl = startPeriodic(
+    'key-control',
+    config.NAME_CONTROL_CACHE_MS || 1000,
+    () => revokeKeysOfLostNames(context),
+    logger,
+  );
   const retention = startPeriodic(
     'webhook-retention',
     RETENTION_INTERVAL_MS,
@@ -211,6 +221,7 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
   // Workers stop first, so nothing runs against a closed database.
   onShutdown.unshift(
     () => deliveries.stop(),
+    () => keyControl.stop(),
     () => dispatcher.stop(),
     () => retention.stop(),
     startNonceSweeper(nonces, config.NONCE_SWEEP_INTERVAL_MS, logger, now),

@@ -6,6 +6,7 @@ import {
   buildSignInMessage,
   databaseFingerprint,
   devChainEnv,
+  foreignCursorFindings,
   hostileInputFindings,
   listenForTests,
   mainnetOnTestChain,
@@ -106,6 +107,27 @@ describe('offchain-svc under hostile input', () => {
         owner: [ALICE],
       },
     });
+    expect(findings).toEqual([]);
+  }, 120_000);
+
+  it('answers 400 to every cursor it did not issue (random bytes, NUL, invalid UTF-8), and writes nothing', async () => {
+    const apiKey = { 'x-auth-token': key };
+    const findings = await foreignCursorFindings(
+      { url: running.url, routes: service.routes, fingerprint: databaseFingerprint(service.db.db) },
+      {
+        searchSubnames: {
+          path: '/api/v1/subnames/search',
+          body: { parentName: 'offchain.eth' },
+          position: { label: 'alice', parentName: 'offchain.eth' },
+        },
+        listWebhookDeliveries: {
+          path: `/api/v1/webhooks/${webhookId}/deliveries`,
+          headers: apiKey,
+          position: { createdAt: new Date().toISOString(), id: webhookId },
+        },
+        exportSubnames: 'its cursor is the label of the last record received, named by the client',
+      },
+    );
     expect(findings).toEqual([]);
   }, 120_000);
 });

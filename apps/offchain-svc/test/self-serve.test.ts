@@ -2,6 +2,8 @@
  * Self-serve onboarding against the real ENS contracts on anvil: sign-in sessions, API keys that follow on-chain
  * control of their name, descendants, and the setup transactions of a parent name.
  */
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
 import request from 'supertest';
 import { Wallet, getAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
@@ -9,7 +11,15 @@ import { createTestClock, type TestClock } from '@nrp/testkit/src/test-service';
 import { startEnsChain, type EnsChain } from '@nrp/testkit/src/ens-fixture';
 import { devChainEnv } from '@nrp/testkit/src/chain-env';
 import { buildSignInMessage } from '@nrp/testkit/src/sign-in';
+import {
+  deploySmartAccount,
+  deploySmartAccountFactory,
+  smartAccountOf,
+  smartAccountSignature,
+  viemAcceptsSignIn,
+} from '@nrp/testkit/src/smart-account';
 import { until } from '@nrp/testkit/src/until';
+import { insertApiKey } from '../src/data/api-keys';
 import { startOffchainService, type OffchainService } from './helpers';
 
 const DOMAIN = 'localhost:3003';
@@ -27,15 +37,22 @@ describe('self-serve keys', () => {
   /** A fresh nonce for `wallet`, and a message for it (the fields given override the defaults). */
   async function signedMessage(
     wallet: Wallet,
-    fields: { domain?: string; chainId?: number; signer?: Wallet; expirationTime?: Date; uri?: string } = {},
+    fields: {
+      domain?: string;
+      chainId?: number;
+      signer?: Wallet;
+      expirationTime?: Date;
+      uri?: string;
+      /** A smart account: its address, and how it signs. */
+      account?: { address: string; sign: (message: string) => string };
+    } = {},
+    app: Express = svc.app,
   ): Promise<{ siweMessage: string; siweSignature: string; address: string }> {
-    const nonce = await request(svc.app)
-      .post('/api/v1/auth/nonce')
-      .send({ address: wallet.address })
-      .expect(200);
+    const address = fields.account?.address ?? wallet.address;
+    const nonce = await request(app).post('/api/v1/auth/nonce').send({ address }).expect(200);
     const message = buildSignInMessage({
       domain: fields.domain ?? DOMAIN,
-      address: wallet.address,
+      address,
       statement: 'Sign in to manage API keys of the names I control.',
       uri: fields.uri ?? 'http://localhost:3000',
       chainId: fields.chainId ?? SEPOLIA,
@@ -46,15 +63,15 @@ describe('self-serve keys', () => {
     const signer = fields.signer ?? wallet;
     return {
       siweMessage: message,
-      siweSignature: await signer.signMessage(message),
-      address: wallet.address,
+      siweSignature: fields.account ? fields.account.sign(message) : await signer.signMessage(message),
+      address,
     };
   }
 
-  async function signIn(wallet: Wallet): Promise<string> {
-    const res = await request(svc.app)
+  async function signIn(wallet: Wallet, app: Express = svc.app): Promise<string> {
+    const res = await request(app)
       .post('/api/v1/auth/session')
-      .send(await signedMessage(wallet))
+      .send(await signedMessage(wallet, {}, app))
       .expect(201);
     return (res.body as { token: string }).token;
   }
@@ -176,6 +193,39 @@ describe('self-serve keys', () => {
       expect(await svc.db.db.selectFrom('offchain_sessions').selectAll().execute()).toHaveLength(
         before.length,
       );
+    });
+
+    it('an ERC-6492 smart account signs in before and after it is deployed; a bad signature is a 401', async () => {
+      const factory = await deploySmartAccountFactory(chain.ens.deployer);
+      const account = await smartAccountOf(chain.ens.deployer, factory, third);
+      const open = async (signWith: Wallet, erc6492: boolean, status: number) => {
+        const sign = (message: string) =>
+          smartAccountSignature({ ...account, owner: signWith }, message, erc6492);
+        const fields = await signedMessage(owner, { account: { address: account.address, sign } });
+        const viem = await viemAcceptsSignIn(
+          chain.anvil.rpcUrl,
+          account.address,
+          fields.siweMessage,
+          fields.siweSignature,
+        );
+        expect(viem).toBe(status === 201);
+        return request(svc.app).post('/api/v1/auth/session').send(fields).expect(status);
+      };
+      const sessions = async () =>
+        (await svc.db.db.selectFrom('offchain_sessions').selectAll().execute()).length;
+
+      const before = await sessions();
+      const notDeployed = await open(third, true, 201);
+      expect(notDeployed.body).toMatchObject({ address: account.address });
+      expect((await open(third, false, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
+      expect((await open(other, true, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
+      expect(await sessions()).toBe(before + 1);
+      expect(await chain.ens.provider.getCode(account.address)).toBe('0x');
+
+      await deploySmartAccount(chain.ens.deployer, account);
+      await open(third, true, 201);
+      await open(third, false, 201);
+      expect((await open(other, true, 401)).body).toMatchObject({ code: 'INVALID_SIGNATURE' });
     });
 
     it('a reused or expired nonce is a 401', async () => {
@@ -446,6 +496,54 @@ describe('self-serve keys', () => {
       await createKey(ownerToken, { parentName: 'acme.eth', network: 'sepolia' }).expect(201);
     });
 
+    it('a key whose issuer lost the name stops its webhooks within NAME_CONTROL_CACHE_MS, unused', async () => {
+      await chain.ens.registerEthName('hooked', owner.address, { resolver: null });
+      const created = (
+        await createKey(ownerToken, { parentName: 'hooked.eth', network: 'sepolia' }).expect(201)
+      ).body as { id: string; key: string };
+      const hook = (
+        await request(svc.app)
+          .post('/api/v1/webhooks')
+          .set('x-auth-token', created.key)
+          .send({ url: 'http://127.0.0.1:9/hooks', events: ['subname.created'] })
+          .expect(201)
+      ).body as { id: string };
+      // The operator's key writes the changes: the self-serve key is not used again.
+      const operatorKey = await svc.keyFor('hooked.eth');
+      const createSubname = (label: string) =>
+        request(svc.app)
+          .post('/api/v1/subnames')
+          .set('x-auth-token', operatorKey)
+          .send({ parentName: 'hooked.eth', label })
+          .expect(201);
+      const deliveries = async () =>
+        (
+          await svc.db.db
+            .selectFrom('offchain_webhook_deliveries')
+            .select('id')
+            .where('webhook_id', '=', hook.id)
+            .execute()
+        ).length;
+      await createSubname('before');
+      expect(await deliveries()).toBe(1);
+
+      await chain.ens.send(chain.ens.contract('ensRegistry'), chain.ens.signerOf(owner.address), 'setOwner', [
+        namehash('hooked.eth'),
+        third.address,
+      ]);
+      // The periodic control check (every NAME_CONTROL_CACHE_MS, 300 ms here) revokes the key.
+      await until(async () => {
+        const row = await svc.db.db
+          .selectFrom('offchain_api_keys')
+          .select('revoked_at')
+          .where('id', '=', created.id)
+          .executeTakeFirstOrThrow();
+        return row.revoked_at !== null;
+      }, 'the key of a name its issuer lost to be revoked');
+      await createSubname('after');
+      expect(await deliveries()).toBe(1);
+    });
+
     it('a key follows control: refused once its issuer lost the name; the new controller issues its own', async () => {
       await chain.ens.registerEthName('moving', owner.address, { resolver: null });
       const { key } = (
@@ -541,6 +639,50 @@ describe('self-serve keys', () => {
         .get('/api/v1/parents/acme.eth/setup?network=mainnet')
         .expect(503);
       expect(mainnet.body).toMatchObject({ code: 'OFFCHAIN_RESOLVER_NOT_CONFIGURED' });
+    });
+  });
+
+  describe('the key cap under concurrency', () => {
+    let capped: OffchainService;
+    beforeAll(async () => {
+      // KEYS_PER_ADDRESS is its default, 100.
+      capped = await startOffchainService(
+        { ...devChainEnv(chain.contracts, chain.anvil.rpcUrl), SEPOLIA_OFFCHAIN_RESOLVER: offchainResolver },
+        { now: clock.now },
+      );
+    });
+    afterAll(async () => {
+      await capped?.close();
+    });
+
+    it('60 requests at once at 95 live keys leave 100; the others are 409 KEY_LIMIT_REACHED and store nothing', async () => {
+      for (let i = 0; i < 95; i++) {
+        await insertApiKey(capped.db.db, {
+          keyHash: randomBytes(32).toString('hex'),
+          parents: ['acme.eth'],
+          issued: { issuer: owner.address, network: 'sepolia' },
+        });
+      }
+      const token = await signIn(owner, capped.app);
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          request(capped.app)
+            .post('/api/v1/keys')
+            .set('authorization', `Bearer ${token}`)
+            .send({ parentName: 'acme.eth', network: 'sepolia' }),
+        ),
+      );
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(5);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(55);
+      for (const refused of answers.filter((res) => res.status === 409)) {
+        expect(refused.body).toMatchObject({ code: 'KEY_LIMIT_REACHED', status: 409 });
+      }
+      const stored = await capped.db.db
+        .selectFrom('offchain_api_keys')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(stored.n)).toBe(100);
     });
   });
 });

@@ -353,7 +353,7 @@ describe('webhooks', () => {
       .get(`/api/v1/webhooks/${hook.id}/deliveries?cursor=garbage&limit=500`)
       .set('x-auth-token', key)
       .expect(400);
-    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.limit']);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(['query.limit', 'query.cursor']);
     const badCursor = await request(svc.app)
       .get(`/api/v1/webhooks/${hook.id}/deliveries?cursor=garbage`)
       .set('x-auth-token', key)

@@ -1,5 +1,10 @@
 import type { RunningService } from '@nrp/server';
-import { hostileInputFindings, listenForTests, mainnetOnTestChain } from '@nrp/testkit';
+import {
+  foreignCursorFindings,
+  hostileInputFindings,
+  listenForTests,
+  mainnetOnTestChain,
+} from '@nrp/testkit';
 import {
   startResolverFixture,
   startResolverService,
@@ -44,6 +49,20 @@ describe('resolver-svc under hostile input', () => {
         texts: ['name,description'],
       },
     });
+    expect(findings).toEqual([]);
+  }, 120_000);
+
+  it('answers 400 to every cursor it did not issue (random bytes, NUL, invalid UTF-8)', async () => {
+    const findings = await foreignCursorFindings(
+      { url: running.url, routes: service.routes, fingerprint: async () => '' },
+      {
+        names: {
+          path: `/ens/v2/names/${fixture.accounts.alice}`,
+          query: { network: 'sepolia' },
+          position: { minted: 'alice.eth', mintedL2: 'alice.eth', offchainPage: 2 },
+        },
+      },
+    );
     expect(findings).toEqual([]);
   }, 120_000);
 });

@@ -20,8 +20,24 @@ export function encodeCursor(position: Record<string, unknown>): string {
   return toBase64Url(new TextEncoder().encode(JSON.stringify(position)));
 }
 
-/** A `cursor` query parameter holding a `position` (decoded and checked); at most 1024 characters. */
-export function cursorQuery<S extends z.ZodType>(position: S) {
+/** A UTF-16 surrogate without its pair: no string of a position the services issue holds one, nor U+0000. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Whether every string in `value` (a parsed JSON document) could be part of a position a service issued. */
+function storable(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(storable);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).every(([k, v]) => storable(k) && storable(v));
+  return true;
+}
+
+/**
+ * A `cursor` parameter (query or body member) holding a `position`, decoded and checked here for every route that
+ * takes one: anything that is not base64url of UTF-8 JSON of a position (a NUL or a lone surrogate in any string
+ * included) is a 400 naming the field; at most 1024 characters.
+ */
+export function cursorField<S extends z.ZodType>(position: S) {
   return z
     .string()
     .max(1024)
@@ -33,8 +49,8 @@ export function cursorQuery<S extends z.ZodType>(position: S) {
       } catch {
         json = undefined;
       }
-      const parsed = position.safeParse(json);
-      if (!parsed.success) {
+      const parsed = storable(json) ? position.safeParse(json) : undefined;
+      if (!parsed?.success) {
         ctx.addIssue({ code: 'custom', message: 'is not a cursor of this service' });
         return z.NEVER;
       }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { L2_NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress, INVALID_NAME_ISSUE, queryBoolean } from '@nrp/validation';
-import { cursorQuery } from './cursor';
+import { cursorField } from './cursor';
 import { signedRequestSchema } from './signed-request';
 import {
   NETWORK_RULE,
@@ -27,6 +27,27 @@ export const weiString = z
   .refine((v) => !/^\d+$/.test(v) || BigInt(v) < 2n ** 256n, 'must fit in uint256')
   .meta({ description: 'Amount in wei, decimal string.', example: '1000000000000000' });
 
+/** A whole number of wei as a decimal string, of any size (an amount the service computed, not one it accepts). */
+const computedWeiString = z
+  .string()
+  .regex(/^(0|[1-9]\d*)$/)
+  .meta({ description: 'Amount in wei, decimal string.', example: '1000000000000000' });
+
+/** The most a listing may ask a year for a label, in wei: 10^30 (a trillion ether). */
+export const MAX_LISTING_PRICE_WEI = 10n ** 30n;
+
+/**
+ * The longest term of a mint, in years: with MAX_LISTING_PRICE_WEI, price × term + a fee of at most the price stays
+ * far inside uint256, what a transaction's value and the controller's arithmetic hold.
+ */
+export const MAX_MINT_YEARS = 100;
+
+/** A listing's price a year: wei, at most MAX_LISTING_PRICE_WEI. */
+const listingPriceWei = weiString.refine(
+  (v) => !/^\d+$/.test(v) || BigInt(v) <= MAX_LISTING_PRICE_WEI,
+  `must be at most ${MAX_LISTING_PRICE_WEI} wei (10^30, the ceiling of a yearly price)`,
+);
+
 /** One ENS label (no dots), normalised with ENSIP-15. */
 export function ensLabel(limits: { min: number; max: number }) {
   return ensName(limits).superRefine((value, ctx) => {
@@ -40,7 +61,11 @@ export function ensLabel(limits: { min: number; max: number }) {
   });
 }
 
-/** The six reasons a mint is not allowed, in the order the service lists them. */
+/**
+ * The reasons a mint is not allowed, in the order the service lists them: the contract's six, then
+ * PRICE_NOT_PAYABLE (price × years + fee past uint256, which no transaction's value holds: only a listing stored
+ * before MAX_LISTING_PRICE_WEI, or a huge STANDARD_FEE_WEI, can come to that).
+ */
 export const VALIDATION_ERRORS = [
   'SUBNAME_TAKEN',
   'MINTER_NOT_TOKEN_OWNER',
@@ -48,6 +73,7 @@ export const VALIDATION_ERRORS = [
   'LISTING_EXPIRED',
   'SUBNAME_RESERVED',
   'VERIFIED_MINTER_ADDRESS_REQUIRED',
+  'PRICE_NOT_PAYABLE',
 ] as const;
 export const validationErrorSchema = z.enum(VALIDATION_ERRORS);
 export type MintValidationError = z.output<typeof validationErrorSchema>;
@@ -67,9 +93,9 @@ export const mintEstimateQuerySchema = z
       .number()
       .int()
       .min(1)
-      .max(100)
+      .max(MAX_MINT_YEARS)
       .default(1)
-      .meta({ description: 'Whole years, 1 to 100; default 1. The price is per year.' }),
+      .meta({ description: `Whole years, 1 to ${MAX_MINT_YEARS}; default 1. The price is per year.` }),
   })
   .superRefine(refineNetworkAgreement);
 /** What a client sends as the estimate's query string. */
@@ -90,8 +116,10 @@ export const mintEstimateResponseSchema = z.object({
   estimatedFeeEth: z.number().meta({ description: 'Fee in ether: Number(formatEther(estimatedFeeWei)).' }),
   isStandardFee: z.boolean(),
   validationErrors: z.array(validationErrorSchema),
-  estimatedPriceWei: weiString.meta({ description: 'Exact price in wei (addition to the contract).' }),
-  estimatedFeeWei: weiString.meta({ description: 'Exact fee in wei (addition to the contract).' }),
+  estimatedPriceWei: computedWeiString.meta({
+    description: 'Exact price in wei (addition to the contract).',
+  }),
+  estimatedFeeWei: computedWeiString.meta({ description: 'Exact fee in wei (addition to the contract).' }),
   expiry: z.number().int().meta({ description: 'Expiry (Unix seconds) a mint now would get.' }),
 });
 export type MintEstimateResponse = z.output<typeof mintEstimateResponseSchema>;
@@ -101,7 +129,7 @@ export const mintRequestSchema = z
     label: ensLabel({ min: 1, max: 255 }),
     parentName: ensName({ min: 1, max: 255 }),
     minterAddress: ethAddress,
-    expiryInYears: z.number().int().min(1).max(100).default(1),
+    expiryInYears: z.number().int().min(1).max(MAX_MINT_YEARS).default(1),
     network: mintNetworkSchema.optional().meta({ description: `The parent's network. ${NETWORK_RULE}` }),
     isTestnet: z
       .boolean()
@@ -185,38 +213,50 @@ export const tokenGateSchema = z
     path: ['tokenId'],
   });
 
-export const listingInputSchema = z.strictObject({
-  basePriceWei: weiString.meta({ description: 'Price per year of labels without a lengthPrices entry.' }),
-  lengthPrices: z
-    .array(z.strictObject({ length: z.number().int().min(1).max(255), priceWei: weiString }))
-    .max(255)
-    .default([])
-    .refine((items) => new Set(items.map((i) => i.length)).size === items.length, 'lengths must be unique')
-    .meta({ description: 'Price per year of labels of exactly this many characters (code points).' }),
-  fee: listingFeeSchema.default({ type: 'standard' }),
-  paymentReceiver: ethAddress.optional().meta({ description: 'Receives the price; default the lister.' }),
-  allowList: z.array(ethAddress).max(10_000).default([]).meta({ description: 'Empty: anyone may mint.' }),
-  tokenGate: tokenGateSchema.nullable().default(null),
-  reservedLabels: z
-    .array(ensLabel({ min: 1, max: 255 }))
-    .max(10_000)
-    .default([]),
-  expiresAt: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .meta({ description: 'Unix seconds after which the listing no longer mints; null: never.' }),
-  requireVerifiedMinter: z.boolean().default(false),
-  fuses: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32 - 1)
-    .default(0)
-    .meta({ description: 'NameWrapper fuses of minted subnames of a wrapped parent.' }),
-});
+/** A listing's settings, its prices checked by `price`. */
+function listingSchemaOf(price: z.ZodType<string, string>) {
+  return z.strictObject({
+    basePriceWei: price.meta({
+      description: `Price per year of labels without a lengthPrices entry; at most ${MAX_LISTING_PRICE_WEI} wei.`,
+    }),
+    lengthPrices: z
+      .array(z.strictObject({ length: z.number().int().min(1).max(255), priceWei: price }))
+      .max(255)
+      .default([])
+      .refine((items) => new Set(items.map((i) => i.length)).size === items.length, 'lengths must be unique')
+      .meta({ description: 'Price per year of labels of exactly this many characters (code points).' }),
+    fee: listingFeeSchema.default({ type: 'standard' }),
+    paymentReceiver: ethAddress.optional().meta({ description: 'Receives the price; default the lister.' }),
+    allowList: z.array(ethAddress).max(10_000).default([]).meta({ description: 'Empty: anyone may mint.' }),
+    tokenGate: tokenGateSchema.nullable().default(null),
+    reservedLabels: z
+      .array(ensLabel({ min: 1, max: 255 }))
+      .max(10_000)
+      .default([]),
+    expiresAt: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .meta({ description: 'Unix seconds after which the listing no longer mints; null: never.' }),
+    requireVerifiedMinter: z.boolean().default(false),
+    fuses: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(0)
+      .meta({ description: 'NameWrapper fuses of minted subnames of a wrapped parent.' }),
+  });
+}
+
+/** A listing as the API and the listings file take it: yearly prices at most MAX_LISTING_PRICE_WEI. */
+export const listingInputSchema = listingSchemaOf(listingPriceWei);
+
+/** A stored listing: rows written before the price ceiling keep their price (their mints are PRICE_NOT_PAYABLE). */
+export const storedListingSchema = listingSchemaOf(weiString);
+
 export type ListingInput = z.input<typeof listingInputSchema>;
 export type ListingSettings = z.output<typeof listingInputSchema>;
 
@@ -306,7 +346,7 @@ export const namesQuerySchema = z.strictObject({
     .max(255)
     .optional()
     .meta({ description: 'Case-insensitive substring of the label.' }),
-  cursor: cursorQuery(namesCursorSchema).optional(),
+  cursor: cursorField(namesCursorSchema).optional(),
   size: z.coerce
     .number()
     .int()

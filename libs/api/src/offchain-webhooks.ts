@@ -3,6 +3,7 @@
  * ingest that metadata-svc and mint-svc relay their events to; shared with the service.
  */
 import { z } from 'zod';
+import { cursorField } from './cursor';
 
 /** Every event a webhook can subscribe to, with the service that emits it. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -88,10 +89,16 @@ export const webhookDeliverySchema = z
 
 export type WebhookDelivery = z.output<typeof webhookDeliverySchema>;
 
+/** Where a page of deliveries ends: the last delivery answered (newest first). */
+export const deliveriesCursorSchema = z.strictObject({
+  createdAt: z.iso.datetime().transform((at) => new Date(at)),
+  id: z.uuid(),
+});
+
 export const listDeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
   limit: z.coerce.number().int().min(1).max(WEBHOOK_LIMITS.deliveriesPage).default(50),
-  cursor: z.string().max(200).optional().meta({ description: '`nextCursor` of the previous page.' }),
+  cursor: cursorField(deliveriesCursorSchema).optional(),
 });
 
 export const webhookDeliveriesResponse = z.object({

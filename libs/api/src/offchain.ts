@@ -3,6 +3,7 @@
  * generates its OpenAPI document from them) and with clients that opt in to response validation.
  */
 import { z } from 'zod';
+import { cursorField } from './cursor';
 import {
   chainIdAsCoinTypeHint,
   decodeAddress,
@@ -199,6 +200,12 @@ export const offchainSubnameSchema = z
 
 export type OffchainSubname = z.output<typeof offchainSubnameSchema>;
 
+/** Where a search page ends: the last record answered (label order, then parent name). */
+export const searchCursorSchema = z.strictObject({
+  label: z.string().min(1).max(255),
+  parentName: z.string().min(1).max(255),
+});
+
 export const searchSubnamesRequest = z
   .strictObject({
     parentName: ensName({ min: 1, max: 255 }).optional(),
@@ -214,7 +221,7 @@ export const searchSubnamesRequest = z
       .optional()
       .meta({ description: 'Case-insensitive substring of the label.' }),
     page: z.number().int().min(1).max(L.searchPageMax).default(1),
-    cursor: z.string().min(1).max(1024).optional().meta({
+    cursor: cursorField(searchCursorSchema).optional().meta({
       description:
         'The `nextCursor` of the previous answer: the page continues after its last item (leave `page` out).',
     }),

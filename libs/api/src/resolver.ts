@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { chainByName, isValidCoinType, MINT_NETWORK_NAMES, NETWORK_NAMES, type NetworkName } from '@nrp/ens';
 import { commaList, ensName, ethAddress, queryBoolean } from '@nrp/validation';
-import { cursorQuery } from './cursor';
+import { cursorField } from './cursor';
 
 // ---- limits ----
 
@@ -310,17 +310,25 @@ export const addressParamsSchema = z.object({ address: ethAddress });
  * empty for its first page; `mintedL2`: the same on the L2 that settles on it; `offchainPage`: offchain-svc's page);
  * a source without a key has no more names.
  */
-export const addressNamesCursorSchema = z.strictObject({
-  minted: z.string().max(1024).optional(),
-  mintedL2: z.string().max(1024).optional(),
-  offchainPage: z.number().int().min(1).max(10_000).optional(),
-});
+const mintedCursor = z
+  .string()
+  .max(1024)
+  .regex(/^[A-Za-z0-9_-]*$/);
+
+export const addressNamesCursorSchema = z
+  .strictObject({
+    minted: mintedCursor.optional(),
+    mintedL2: mintedCursor.optional(),
+    offchainPage: z.number().int().min(1).max(10_000).optional(),
+  })
+  // The last page hands out no cursor: one with no source left was not issued.
+  .refine((position) => Object.keys(position).length > 0);
 export type AddressNamesCursor = z.output<typeof addressNamesCursorSchema>;
 
 export const addressNamesQuerySchema = z.strictObject({
   network: networkQuery,
   noCache: noCacheQuery,
-  cursor: cursorQuery(addressNamesCursorSchema).optional(),
+  cursor: cursorField(addressNamesCursorSchema).optional(),
 });
 
 export const NAME_SOURCES = ['minted', 'offchain'] as const;

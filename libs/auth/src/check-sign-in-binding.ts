@@ -10,9 +10,21 @@ export interface SignInBinding {
   operation: string;
   /** Every operation of such requests, e.g. `upload` and `delete`: a statement naming one of them names its operation. */
   operations: readonly string[];
-  /** The URL prefix of this service's bindable resources, e.g. `https://meta.example/profile/`: a URI under it binds. */
-  namespace: string;
+  /** The service's public base URL (`PUBLIC_BASE_URL`), e.g. `https://meta.example`: a URI under it binds. */
+  serviceUrl: string;
 }
+
+/**
+ * The sign-in binding rule of every service, as their OpenAPI descriptions and READMEs state it: what
+ * checkSignInBinding enforces.
+ */
+export const SIGN_IN_BINDING_RULE =
+  'A sign-in message that lists `Resources`, or whose URI is any URL of this service (under `PUBLIC_BASE_URL`), is ' +
+  'bound: its URI (when it is a URL of this service) and one of its resources must be the URL of this request, no ' +
+  'resource may be another URL of this service, and a statement or `#fragment` naming an operation must name this ' +
+  "one; otherwise 401 `RESOURCE_MISMATCH` and the nonce stays unused. A message with neither (the contract's " +
+  "layout: no `Resources`, a URI elsewhere, such as the dapp's page) is unbound: it authorises this operation on " +
+  "any name its signer may act on, once, within its nonce's scope. Sign bound messages.";
 
 const OPERATION = /^[a-z]+$/;
 
@@ -61,17 +73,17 @@ function mismatch(detail: string): never {
  * The message's own binding, checked against the request it is used for. URIs are compared after WHATWG URL
  * normalisation, and a URI or resource whose path has dot segments or encoded dots or slashes is refused whatever
  * it names (it would read as one resource and name another). A message without `Resources` whose URI is
- * not under `binding.namespace` binds nothing (the contract's message layout has no resources) and passes. Otherwise:
- * a URI under the namespace must be the request's resource; when `Resources` are listed, one of them must be the
- * request's resource and none may be another resource under the namespace; a `#operation` fragment on the URI or a
+ * not under `binding.serviceUrl` binds nothing (the contract's message layout has no resources) and passes.
+ * Otherwise: a URI of the service must be the request's resource; when `Resources` are listed, one of them must be the
+ * request's resource and none may be another URL of the service; a `#operation` fragment on the URI or a
  * resource, and a statement naming any of `binding.operations`, must name the request's operation. Throws the 401
  * RESOURCE_MISMATCH otherwise.
  */
 export function checkSignInBinding(message: SignInMessage, binding: SignInBinding): void {
   const expected = parseUrl(binding.resource);
-  const namespace = parseUrl(binding.namespace);
-  if (typeof expected !== 'object' || typeof namespace !== 'object') {
-    throw new RangeError('the binding needs absolute resource and namespace URLs without dot segments');
+  const service = parseUrl(binding.serviceUrl);
+  if (typeof expected !== 'object' || typeof service !== 'object') {
+    throw new RangeError('the binding needs absolute resource and service URLs without dot segments');
   }
   if (
     !binding.operations.includes(binding.operation) ||
@@ -79,7 +91,7 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
   ) {
     throw new RangeError('binding operations are lower-case words and include the operation');
   }
-  const underNamespace = (url: ParsedUrl) => `${url.target}/`.startsWith(`${namespace.target}/`);
+  const ofService = (url: ParsedUrl) => `${url.target}/`.startsWith(`${service.target}/`);
   const sameResource = (url: ParsedUrl) => url.target === expected.target;
   const checkOperation = (url: ParsedUrl, field: string) => {
     if (url.fragment !== '' && url.fragment !== binding.operation) {
@@ -102,7 +114,7 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
     resource,
     url: parsed(resource, 'resource'),
   }));
-  const uriBinds = uri !== undefined && underNamespace(uri);
+  const uriBinds = uri !== undefined && ofService(uri);
   if (!uriBinds && resources.length === 0) return;
 
   if (uri && uriBinds) {
@@ -116,7 +128,7 @@ export function checkSignInBinding(message: SignInMessage, binding: SignInBindin
       if (sameResource(url)) {
         checkOperation(url, 'resource');
         named = true;
-      } else if (underNamespace(url)) {
+      } else if (ofService(url)) {
         mismatch(`The message's resource ${resource} is not ${binding.resource}.`);
       }
     }

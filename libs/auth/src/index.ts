@@ -16,6 +16,7 @@ export {
   verifyMessageSignature,
   recoverMessageSigner,
   ERC1271_MAGIC_VALUE,
+  ERC6492_MAGIC_SUFFIX,
   type SignatureKind,
 } from './verify-message-signature';
 export {
@@ -25,7 +26,7 @@ export {
   type SignInContext,
   type VerifiedSignIn,
 } from './verify-sign-in';
-export { checkSignInBinding, type SignInBinding } from './check-sign-in-binding';
+export { checkSignInBinding, SIGN_IN_BINDING_RULE, type SignInBinding } from './check-sign-in-binding';
 export { generateApiKey, hashApiKey, apiKeyMatches } from './api-key';
 export { verifySignedFields, type SignedFields } from './verify-signed-fields';
 export { startNonceSweeper } from './nonce-sweeper';

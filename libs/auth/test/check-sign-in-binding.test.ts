@@ -21,7 +21,7 @@ const binding = (operation = 'delete', resource = wrappedAvatar): SignInBinding 
   resource,
   operation,
   operations: ['upload', 'delete'],
-  namespace: `${BASE}/profile/`,
+  serviceUrl: BASE,
 });
 
 function message(fields: { uri?: string; statement?: string; resources?: string[] }): SignInMessage {

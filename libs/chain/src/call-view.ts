@@ -80,6 +80,23 @@ export async function readView<T extends readonly unknown[]>(provider: Provider,
   return answer;
 }
 
+/**
+ * A deployless read: one `eth_call` without a recipient whose data is a contract's creation code followed by its
+ * constructor arguments; the node runs the constructor and answers the bytes it returns. Those bytes, or undefined
+ * when the creation reverted. A failing RPC node throws UpstreamError, as for callView.
+ */
+export async function callDeployless(
+  provider: Provider,
+  call: { data: string; context: string },
+): Promise<string | undefined> {
+  try {
+    return await provider.call({ data: call.data });
+  } catch (err) {
+    if (isCallException(err)) return undefined;
+    throw toUpstreamError(call.context, err, rpcNodeOf(provider));
+  }
+}
+
 /** `RPC node for sepolia`: the dependency a failed call names when nothing answered. */
 function rpcNodeOf(provider: Provider): string {
   return provider instanceof ChainProvider ? `RPC node for ${provider.config.name}` : 'RPC node';

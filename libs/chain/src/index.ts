@@ -25,7 +25,7 @@ export {
 export { withDeadline } from './deadline';
 export { ChainProvider, createProvider } from './provider';
 export { createNetworkProviders, type NetworkProviders } from './network-providers';
-export { NoValue, callView, readView, type ViewCall } from './call-view';
+export { NoValue, callDeployless, callView, readView, type ViewCall } from './call-view';
 export {
   readBlock,
   readBlockNumber,

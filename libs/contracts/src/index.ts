@@ -1,12 +1,14 @@
 import { Contract, ContractFactory, type ContractRunner, type Signer } from 'ethers';
 import erc1155AvatarJson from '../artifacts/ERC1155AvatarTestDouble.json';
 import erc1271WalletJson from '../artifacts/ERC1271WalletTestDouble.json';
+import erc6492SignatureValidatorJson from '../artifacts/ERC6492SignatureValidator.json';
 import erc721AvatarJson from '../artifacts/ERC721AvatarTestDouble.json';
 import foreignLookupResolverJson from '../artifacts/ForeignLookupResolverTestDouble.json';
 import multicall3Json from '../artifacts/Multicall3.json';
 import nameWrapperJson from '../artifacts/NameWrapperTestDouble.json';
 import reverseNameRegistrarJson from '../artifacts/ReverseNameRegistrar.json';
 import signedOffchainResolverJson from '../artifacts/SignedOffchainResolver.json';
+import smartAccountFactoryJson from '../artifacts/SmartAccountFactoryTestDouble.json';
 import universalResolverJson from '../artifacts/UniversalResolver.json';
 
 import { artifact, type ContractArtifact } from './artifact';
@@ -23,6 +25,10 @@ export const reverseNameRegistrarArtifact = artifact(reverseNameRegistrarJson);
 export const multicall3Artifact = artifact(multicall3Json);
 /** Where Multicall3 lives on every public chain, and where viem and ensjs look for it. */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
+/** ERC-6492's universal signature check, run as a deployless `eth_call` (its creation returns 0x01 when valid). */
+export const erc6492SignatureValidatorArtifact = artifact(erc6492SignatureValidatorJson);
+/** Test double of an ERC-4337-style account factory: CREATE2 ERC1271WalletTestDouble accounts, one owner EOA each. */
+export const smartAccountFactoryTestDoubleArtifact = artifact(smartAccountFactoryJson);
 /** Test double of ENS's NameWrapper (ownerOf, names, getData, setSubnodeOwner/Record, wrap). */
 export const nameWrapperTestDoubleArtifact = artifact(nameWrapperJson);
 /** Test double of an ERC-1271 smart-contract wallet with one owner EOA. */

@@ -7,7 +7,13 @@ import {
   type ProblemDef,
 } from '@nrp/validation';
 import type { Logger } from './logger';
-import { MAX_ANSWER_BYTES, type ConcurrencySpec, type RouteBudget, type RouteDefinition } from './route';
+import {
+  MAX_ANSWER_BYTES,
+  MAX_PROBLEM_BYTES,
+  type ConcurrencySpec,
+  type RouteBudget,
+  type RouteDefinition,
+} from './route';
 
 /** Seconds a client waits before retrying a full pool or a request that ran out of time. */
 const RETRY_AFTER_SECONDS = '1';
@@ -280,7 +286,8 @@ export function jsonBody(maxBytes: number): RequestHandler {
 }
 
 /**
- * Refuses to send a (non-streamed) answer over its route's budget: that is a bug of the route, answered 500 and
+ * Refuses to send a (non-streamed) answer over its route's budget (a problem answer: over MAX_PROBLEM_BYTES when the
+ * budget is smaller): that is a bug of the route, answered 500 and
  * logged, never the oversized answer. Installed once on the app's response prototype, with each Express route's
  * limit in `limits` (keyed by `req.route`): a `send` wrapper per request was a measurable share of a cached answer.
  */
@@ -296,9 +303,10 @@ export function enforceAnswerLimits(
     if (budget === undefined) return send.call(this, body);
     const length =
       typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : 0;
-    if (length <= budget.maxBytes) return send.call(this, body);
+    const maxBytes = this.statusCode >= 400 ? Math.max(budget.maxBytes, MAX_PROBLEM_BYTES) : budget.maxBytes;
+    if (length <= maxBytes) return send.call(this, body);
     logger.error(
-      { operationId: budget.route.operationId, bytes: length, budget: budget.maxBytes },
+      { operationId: budget.route.operationId, bytes: length, budget: maxBytes },
       'answer over the route budget refused',
     );
     const problem = new ProblemError(commonProblems.INTERNAL_ERROR, 'An unexpected error occurred.');

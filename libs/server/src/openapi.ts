@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { commonProblems, type ProblemDef } from '@nrp/validation';
+import { commonProblems, MAX_FIELD_ERRORS, PROBLEM_ECHO_LIMITS, type ProblemDef } from '@nrp/validation';
 import { budgetDescription } from './budget';
-import type { RouteDefinition } from './route';
+import { MAX_PROBLEM_BYTES, type RouteDefinition } from './route';
 
 export interface OpenApiInfo {
   title: string;
@@ -72,7 +72,12 @@ function parameters(
 
 const problemSchema: JsonSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details; `code` is listed at `/docs/errors`.',
+  description:
+    'RFC 9457 problem details; `code` is listed at `/docs/errors`. What a problem echoes of the request is cut, ' +
+    `ending in \`…\`: a field's \`path\` to ${PROBLEM_ECHO_LIMITS.path} characters, its \`message\` to ` +
+    `${PROBLEM_ECHO_LIMITS.message}, \`detail\` to ${PROBLEM_ECHO_LIMITS.detail}; \`errors\` lists at most ` +
+    `${MAX_FIELD_ERRORS} fields. A problem answer is at most ${MAX_PROBLEM_BYTES / 1024} KB, whatever the ` +
+    "route's answer budget (which bounds its success answers).",
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {
     type: { type: 'string' },

@@ -31,6 +31,12 @@ export interface RateLimitSpec {
 /** No answer of any route is larger: a page that would exceed it ends early with its cursor. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
+/**
+ * A problem answer (4xx, 5xx) may be this large whatever the route's answer budget, which bounds its success
+ * answers: a problem echoes at most MAX_FIELD_ERRORS fields, each cut to PROBLEM_ECHO_LIMITS, so it fits.
+ */
+export const MAX_PROBLEM_BYTES = 64 * 1024;
+
 /** A pool of expensive work (image decoding, rendering, signing, big queries) that runs at most `limit` at once. */
 export interface ConcurrencySpec {
   /** Unique per service: routes naming the same pool share its slots. */

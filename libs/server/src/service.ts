@@ -1,11 +1,12 @@
 import type { Express } from 'express';
 import type { z } from 'zod';
-import type { DatabaseHandle } from '@nrp/db';
+import { MigrationError, type DatabaseHandle } from '@nrp/db';
 import type { BlobStore } from '@nrp/storage';
 import { type BaseConfig, loadConfig, redactConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { releaseMemoryWhenIdle } from './idle-memory';
 import { collectProcessMetrics, type ServiceMetrics } from './metrics';
+import { notMigratedInstance } from './not-migrated';
 import type { RouteDefinition } from './route';
 import { exitOnStartupError, runService, type RunningService } from './run';
 
@@ -69,7 +70,10 @@ export type ServiceFactory<
   Overrides extends object = never,
 > = (config: C, logger: Logger, overrides?: Overrides) => Promise<ServiceInstance<Context>>;
 
-/** Builds and runs a service from a parsed config (used by `main.ts` and by the dev stack). */
+/**
+ * Builds and runs a service from a parsed config (used by `main.ts` and by the dev stack). When its migrations fail
+ * it runs not ready, `/ready` saying why (`notMigratedInstance`), rather than exiting.
+ */
 export async function startService<C extends BaseConfig>(
   name: string,
   config: C,
@@ -77,7 +81,11 @@ export async function startService<C extends BaseConfig>(
   options: { handleSignals?: boolean } = {},
 ): Promise<RunningService & { logger: Logger }> {
   const logger = createLogger(name, config.LOG_LEVEL);
-  const { app, version, onShutdown, metrics } = await factory(config, logger);
+  const { app, version, onShutdown, metrics } = await factory(config, logger).catch((err: unknown) => {
+    if (!(err instanceof MigrationError)) throw err;
+    logger.error({ err }, 'migrations failed: not ready until restarted');
+    return notMigratedInstance(name, config, logger, err);
+  });
   collectProcessMetrics(metrics.registry);
   logger.info({ version, node: process.version, config: redactConfig(config) }, 'starting');
   const running = await runService({

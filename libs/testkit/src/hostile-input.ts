@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { RouteDefinition } from '@nrp/server';
+import { echoedPath } from '@nrp/validation';
 
 type JsonSchema = {
   type?: string | string[];
@@ -638,9 +639,10 @@ function violation(answer: Answer, stateChanged: boolean, unknownField?: string)
   if (stateChanged) return `a ${answer.status} (${body.code}) changed the stored state`;
   // A 400 about the request's fields lists them all (401, 413, 415, 429 come before the schemas and say so).
   if (unknownField && answer.status === 400) {
+    const echoed = echoedPath(unknownField);
     const named =
       Array.isArray(body.errors) &&
-      body.errors.some((e: unknown) => (e as { path?: unknown } | null)?.path === unknownField);
+      body.errors.some((e: unknown) => (e as { path?: unknown } | null)?.path === echoed);
     if (!named)
       return `a 400 that does not name the unknown field ${unknownField}: ${answer.body.slice(0, 300)}`;
   }
@@ -652,9 +654,13 @@ function describe(req: HostileRequest): string {
   return `${req.method.toUpperCase()} ${req.path.slice(0, 200)} ${JSON.stringify(req.query).slice(0, 200)} ${body.slice(0, 300)}`;
 }
 
+/** The name of the unknown member of the long-name probe: 1,000 characters. */
+const LONG_FIELD_NAME = 'x'.repeat(1000);
+
 /**
  * One request per object of a generated JSON body that has fixed members, with an unknown member `extra` added
- * there and the route's credential sent, so every such body of every route is checked whatever fast-check draws.
+ * there and the route's credential sent, so every such body of every route is checked whatever fast-check draws;
+ * and one with a member named 1,000 characters at the body's root.
  */
 function unknownFieldProbes(
   route: RouteDefinition,
@@ -672,10 +678,13 @@ function unknownFieldProbes(
     { numRuns: 1, ...(seed === undefined ? {} : { seed }) },
   );
   if (!parts) return [];
-  return pathsOf(parts.body)
+  const extras = pathsOf(parts.body)
     .map((_path, index) => addMember(parts, { part: 'body', index }, ['extra', 1]))
     .filter((mutated, index, all) => all.findIndex((m) => m.note === mutated.note) === index)
-    .slice(0, 8)
+    .slice(0, 8);
+  // A name far longer than any answer budget allows to echo: the 400 must name it cut, never outgrow its route.
+  const longName = addMember(parts, { part: 'body', index: 0 }, [LONG_FIELD_NAME, 1]);
+  return [...extras, longName]
     .map((mutated) => requestFor(route, mutated, 'unknownField', headers, new Uint8Array()))
     .filter((req) => req.unknownField !== undefined);
 }
@@ -786,6 +795,116 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
         seed: result.seed,
       });
     }
+  }
+  return findings;
+}
+
+/** A request of a route that takes a cursor, valid but for its `cursor`. */
+export interface CursorRequest {
+  /** The path, its parameters filled in (`/api/v1/webhooks/<id>/deliveries`). */
+  path: string;
+  /** The other query parameters; the cursor goes here unless the route has a body. */
+  query?: Record<string, string>;
+  /** The route's JSON body without `cursor`: the cursor goes into it. */
+  body?: { [key: string]: Json };
+  headers?: Record<string, string>;
+  /** A position of the route's cursors (decoded): strings of it with a U+0000 put in make near-valid cursors. */
+  position: { [key: string]: Json };
+}
+
+function base64url(bytes: Uint8Array | string): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+/** `position` with a NUL put into each of its strings at `at` (modulo its length). */
+function withNul(position: { [key: string]: Json }, at: number): { [key: string]: Json } {
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(position)) {
+    out[key] =
+      typeof value === 'string'
+        ? `${value.slice(0, at % (value.length + 1))}\u0000${value.slice(at % (value.length + 1))}`
+        : value;
+  }
+  return out;
+}
+
+/**
+ * Cursors no service issued: random bytes base64url-encoded (invalid UTF-8 among them), JSON of any shape, the
+ * route's own position with a NUL in its strings or with a lone surrogate, and raw strings of any characters.
+ */
+function foreignCursor(position: { [key: string]: Json }): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.uint8Array({ minLength: 1, maxLength: 300 }).map(base64url),
+    fc.jsonValue().map((value) => base64url(JSON.stringify(value))),
+    fc.nat().map((at) => base64url(JSON.stringify(withNul(position, at)))),
+    fc
+      .constantFrom('\ud800', '\udfff', '\u0000')
+      .map((odd) =>
+        base64url(
+          JSON.stringify(
+            Object.fromEntries(
+              Object.entries(position).map(([k, v]) => [k, typeof v === 'string' ? odd : v]),
+            ),
+          ),
+        ),
+      ),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
+    fc.string({ unit: 'binary', maxLength: 300 }).map((text) => base64url(text)),
+  );
+}
+
+/**
+ * Feeds cursors the service never issued (`foreignCursor`) to every route whose query or body has a `cursor`: each
+ * must be a 400 problem+json and write nothing. `requests` holds one valid request per such route by operationId, or
+ * why its cursor is not one the service issues (a label the client names): a route with a cursor missing from it is
+ * a finding, so a new cursor route cannot go unchecked.
+ */
+export async function foreignCursorFindings(
+  target: Pick<HostileTarget, 'url' | 'routes' | 'fingerprint' | 'runsPerRoute' | 'seed'>,
+  requests: Record<string, CursorRequest | string>,
+): Promise<Array<{ operationId: string; request: string; problem: string }>> {
+  const findings: Array<{ operationId: string; request: string; problem: string }> = [];
+  const takesCursor = (schema: z.ZodType | undefined) =>
+    schema !== undefined && Object.hasOwn(jsonSchemaOf(schema).properties ?? {}, 'cursor');
+  for (const route of target.routes.filter((r) => takesCursor(r.query) || takesCursor(r.body))) {
+    const valid = requests[route.operationId];
+    if (typeof valid === 'string') continue;
+    if (!valid) {
+      findings.push({ operationId: route.operationId, request: route.path, problem: 'no request to probe' });
+      continue;
+    }
+    const inBody = takesCursor(route.body);
+    let last: { request: string; problem: string } | undefined;
+    const result = await fc.check(
+      fc.asyncProperty(foreignCursor(valid.position), async (cursor) => {
+        const req: HostileRequest = {
+          method: route.method,
+          path: valid.path,
+          query: [
+            ...Object.entries(valid.query ?? {}),
+            ...(inBody ? [] : [['cursor', cursor] as [string, string]]),
+          ],
+          headers: valid.headers ?? {},
+          ...(inBody ? { body: { ...valid.body, cursor } } : {}),
+          mutation: 'foreignCursor',
+        };
+        const before = await target.fingerprint();
+        const answer = await sendHostileRequest(target.url, req);
+        const changed = (await target.fingerprint()) !== before;
+        const problem =
+          answer.status === 400
+            ? violation(answer, changed)
+            : `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
+        if (problem) last = { request: `${describe(req)} cursor=${JSON.stringify(cursor)}`, problem };
+        return problem === undefined;
+      }),
+      {
+        numRuns: target.runsPerRoute ?? (Number(process.env.HOSTILE_INPUT_RUNS) || 100),
+        seed: target.seed,
+        endOnFailure: true,
+      },
+    );
+    if (result.failed && last) findings.push({ operationId: route.operationId, ...last });
   }
   return findings;
 }

@@ -36,11 +36,12 @@ let exitHookInstalled = false;
 export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
-  opts: { port?: number; readyTimeoutMs?: number } = {},
+  /** `cwd`: the checkout whose node_modules run it (a release's code beside this one); default this checkout. */
+  opts: { port?: number; readyTimeoutMs?: number; cwd?: string } = {},
 ): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, ['-r', 'esbuild-register', entry], {
-    cwd: REPO_ROOT,
+    cwd: opts.cwd ?? REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

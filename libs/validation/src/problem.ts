@@ -35,6 +35,26 @@ export interface ProblemOptions {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * What a problem echoes of a request (a field's path, the message about it, the detail that names values) is cut to
+ * these lengths in characters, ending in `…`: a 4xx answer stays small whatever names and values the request held.
+ */
+export const PROBLEM_ECHO_LIMITS = { path: 200, message: 300, detail: 2000 } as const;
+
+/** `text` cut to `max` characters, the cut marked with `…` (never inside a surrogate pair). */
+function cutEcho(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** A field's path as a problem's `errors` names it. */
+export function echoedPath(path: string): string {
+  return cutEcho(path, PROBLEM_ECHO_LIMITS.path);
+}
+
 export class ProblemError extends Error {
   readonly def: ProblemDef;
   readonly errors?: FieldError[];
@@ -42,10 +62,13 @@ export class ProblemError extends Error {
   readonly extensions: Record<string, unknown>;
 
   constructor(def: ProblemDef, detail: string, options: ProblemOptions = {}) {
-    super(detail, { cause: options.cause });
+    super(cutEcho(detail, PROBLEM_ECHO_LIMITS.detail), { cause: options.cause });
     this.name = 'ProblemError';
     this.def = def;
-    this.errors = options.errors;
+    this.errors = options.errors?.map((e) => ({
+      path: echoedPath(e.path),
+      message: cutEcho(e.message, PROBLEM_ECHO_LIMITS.message),
+    }));
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
   }

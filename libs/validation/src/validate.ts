@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { commonProblems, ProblemError, type FieldError } from './problem';
+import { commonProblems, echoedPath, ProblemError, type FieldError } from './problem';
 import { INVALID_NAME_ISSUE } from './schemas';
 
 export type RequestPart = 'params' | 'query' | 'body';
@@ -121,7 +121,7 @@ function requestProblem(
   const def = onlyNames ? commonProblems.INVALID_NAME : commonProblems.INVALID_INPUT;
   // A request's own size must not multiply into its answer: the first errors are named, the rest counted.
   const errors = all.slice(0, MAX_FIELD_ERRORS);
-  const listed = all.slice(0, DETAIL_FIELD_ERRORS).map((e) => `${e.path}: ${e.message}`);
+  const listed = all.slice(0, DETAIL_FIELD_ERRORS).map((e) => `${echoedPath(e.path)}: ${e.message}`);
   if (all.length > DETAIL_FIELD_ERRORS) listed.push(`and ${all.length - DETAIL_FIELD_ERRORS} more`);
   return new ProblemError(def, listed.join('; '), { errors });
 }

@@ -254,3 +254,13 @@ export async function referencedKeys(db: Db, keys: string[]): Promise<Set<string
   const rows = await db.selectFrom('images').select('blob_key').where('blob_key', 'in', keys).execute();
   return new Set(rows.map((r) => r.blob_key));
 }
+
+/** Every blob a row references, with its content type: the blobs a backup of the service copies. */
+export async function referencedBlobs(db: Db): Promise<Array<{ key: string; contentType: string }>> {
+  const rows = await db
+    .selectFrom('images')
+    .select(['blob_key', 'content_type'])
+    .orderBy('blob_key')
+    .execute();
+  return rows.map((row) => ({ key: row.blob_key, contentType: row.content_type }));
+}

@@ -32,7 +32,7 @@ export function signIn(
       resource: stableImageUrl(base, target.network, target.name, target.kind),
       operation,
       operations: IMAGE_OPERATIONS,
-      namespace: `${base}/profile/`,
+      serviceUrl: base,
     },
     nonces: ctx.nonces,
     provider: access.provider,

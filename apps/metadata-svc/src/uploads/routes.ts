@@ -9,7 +9,7 @@ import {
   type ImageKind,
   signedRequestSchema,
 } from '@nrp/api';
-import { authProblems } from '@nrp/auth';
+import { authProblems, SIGN_IN_BINDING_RULE } from '@nrp/auth';
 import { namehash } from '@nrp/ens';
 import { MAX_ANSWER_BYTES, defineRoute, type RouteDefinition } from '@nrp/server';
 import { commonProblems } from '@nrp/validation';
@@ -25,10 +25,8 @@ const signInProblems = Object.values(authProblems);
 const BINDING_TEXT =
   'Recommended: bind the message to this request (the client helper `imageSignInMessage` does): its URI and only ' +
   'resource are the stable URL `{PUBLIC_BASE_URL}/profile/{network}/{name}/{avatar|header}` and its statement names ' +
-  'the operation (`upload` or `delete`), so the signature cannot be used for another name, kind or operation. A ' +
-  'message that lists `Resources`, or whose URI is under `{PUBLIC_BASE_URL}/profile/`, is bound: it must name ' +
-  'this image (and, in its statement or as a `#upload`/`#delete` fragment, this operation), otherwise 401 ' +
-  '`RESOURCE_MISMATCH` and the nonce stays unused. A message with neither keeps working unbound.';
+  'the operation (`upload` or `delete`), so the signature cannot be used for another name, kind or operation. ' +
+  SIGN_IN_BINDING_RULE;
 
 /** The bytes `multipartUpload` left on the request (it answers MISSING_FILE/EMPTY_FILE itself, before this). */
 function uploadedBytes(file: { buffer: Buffer } | undefined): Buffer {

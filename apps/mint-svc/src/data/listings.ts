@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import {
-  listingInputSchema,
+  storedListingSchema,
   type Listing,
   type ListingL2Metadata,
   type ListingSettings,
@@ -32,7 +32,7 @@ export interface UpsertListing {
 
 function fromRow(row: Selectable<ListingRow>): StoredListing {
   const raw = typeof row.settings === 'string' ? (JSON.parse(row.settings) as unknown) : row.settings;
-  const parsed = listingInputSchema.parse(raw);
+  const parsed = storedListingSchema.parse(raw);
   const paymentReceiver = parsed.paymentReceiver;
   if (!paymentReceiver) throw new Error(`listing ${row.parent_name} has no payment receiver`);
   return {

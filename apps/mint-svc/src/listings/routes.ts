@@ -1,4 +1,4 @@
-import { authProblems } from '@nrp/auth';
+import { authProblems, SIGN_IN_BINDING_RULE } from '@nrp/auth';
 import {
   deleteListingResponseSchema,
   listingParamsSchema,
@@ -17,10 +17,8 @@ const path = '/api/v1/listings/:network/:parentName';
 const LISTING_BINDING =
   'Recommended: bind the message to this request (the client helper `listingSignInMessage` does): its URI and only ' +
   'resource are the listing URL `{PUBLIC_BASE_URL}/api/v1/listings/{network}/{parentName}` and its statement names ' +
-  'the operation (`update` for PUT, `delete`). A message that lists `Resources`, or whose URI is under ' +
-  '`{PUBLIC_BASE_URL}/api/v1/`, is bound: it must name this listing (and, in its statement or as a `#update`/' +
-  '`#delete` fragment, this operation), otherwise 401 `RESOURCE_MISMATCH` and the nonce stays unused. A message ' +
-  'with neither keeps working unbound.';
+  'the operation (`update` for PUT, `delete`). ' +
+  SIGN_IN_BINDING_RULE;
 
 const L2_LISTINGS =
   ' `network` may be an L2 (`base`, `base-sepolia`): the parent must then be served by one of the configured ' +

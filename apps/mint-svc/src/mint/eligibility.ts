@@ -1,3 +1,4 @@
+import { MaxUint256 } from 'ethers';
 import { VALIDATION_ERRORS, type ListingSettings, type MintValidationError } from '@nrp/api';
 
 export interface EligibilityInput {
@@ -14,6 +15,8 @@ export interface EligibilityInput {
   /** Whether the minter holds a live verification (only asked when the listing requires one). */
   minterVerified: boolean;
   nowSeconds: number;
+  /** Price plus fee, wei: what the mint transaction's value must be. */
+  due: bigint;
 }
 
 /** Every reason the mint is not allowed, in the fixed order of VALIDATION_ERRORS; empty when it is. */
@@ -32,5 +35,7 @@ export function mintValidationErrors(input: EligibilityInput): MintValidationErr
   if (settings.expiresAt !== null && settings.expiresAt <= input.nowSeconds) found.add('LISTING_EXPIRED');
   if (settings.reservedLabels.includes(input.label)) found.add('SUBNAME_RESERVED');
   if (settings.requireVerifiedMinter && !input.minterVerified) found.add('VERIFIED_MINTER_ADDRESS_REQUIRED');
+  // A transaction's value (and the controller's uint256 sum) cannot hold more.
+  if (input.due > MaxUint256) found.add('PRICE_NOT_PAYABLE');
   return VALIDATION_ERRORS.filter((code) => found.has(code));
 }

@@ -68,6 +68,7 @@ export async function evaluateMint(
     gateBalance: facts.gateBalance,
     minterVerified,
     nowSeconds,
+    due: quote.price + quote.fee,
   });
   return {
     quote,

@@ -80,7 +80,8 @@ export class L2MintControllers {
     return byNode;
   }
 
-  private async parentOf(controller: string): Promise<L2Parent> {
+  /** The parent `controller` mints under, read from the L2 (its `registry()`, then that registry's parent name). */
+  async parentOf(controller: string): Promise<L2Parent> {
     const [registry] = await readView<[string]>(this.provider, {
       to: controller,
       abi: l2MintControllerInterface,

@@ -1,5 +1,6 @@
 import {
   envPrefix,
+  isUpstreamError,
   mintControllerInterface,
   perNetwork,
   readView,
@@ -55,6 +56,24 @@ export function l2MintControllers(
 }
 
 /**
+ * Readiness of a configured L2 controller: NotReady naming `<L2>_L2_MINT_CONTROLLERS` and the address when it does not
+ * answer as an L2MintController (no contract there, another contract, a registry without a parent name); a node
+ * that does not answer is reported as unreachable, not as a bad address.
+ */
+async function assertL2MintController(l2: L2MintControllers, controller: string): Promise<void> {
+  try {
+    await l2.parentOf(controller);
+  } catch (err) {
+    if (!isUpstreamError(err) || err.upstreamCode === 'UNREACHABLE' || err.upstreamCode === 'TIMEOUT')
+      throw err;
+    throw new NotReady(
+      `${envPrefix(l2.network)}_L2_MINT_CONTROLLERS: ${controller} is not an L2 mint controller on ${l2.network} ` +
+        `(${err.upstreamMessage})`,
+    );
+  }
+}
+
+/**
  * A readiness check per configured controller (`<network>-controller`, `<l2>-controller-<address>`): ready when the
  * node answers and the controller trusts this service's signer (and pays TREASURY_ADDRESS when it is set).
  */
@@ -86,7 +105,11 @@ export function controllerReadiness(
   }
   for (const l2 of Object.values(ctx.l2)) {
     for (const controller of l2.controllers) {
-      readiness[`${l2.network}-controller-${controller}`] = ready(l2.provider, controller);
+      const trustsSigner = ready(l2.provider, controller);
+      readiness[`${l2.network}-controller-${controller}`] = async () => {
+        await assertL2MintController(l2, controller);
+        await trustsSigner();
+      };
     }
   }
   return readiness;

@@ -31,7 +31,8 @@ export function mintRoutes(
       description:
         'Ineligibility is not an error: `canMint` is false and `validationErrors` lists every cause, in the order ' +
         'SUBNAME_TAKEN, MINTER_NOT_TOKEN_OWNER, MINTER_NOT_WHITELISTED, LISTING_EXPIRED, SUBNAME_RESERVED, ' +
-        'VERIFIED_MINTER_ADDRESS_REQUIRED. The network: `network` (mainnet, sepolia, base, base-sepolia) decides ' +
+        'VERIFIED_MINTER_ADDRESS_REQUIRED, PRICE_NOT_PAYABLE (price × years + fee past uint256: no transaction ' +
+        'can carry it; only a listing stored before the price ceiling can come to that). The network: `network` (mainnet, sepolia, base, base-sepolia) decides ' +
         'when given; an `isTestnet` that contradicts it (sepolia and base-sepolia are testnets) is 400 INVALID_INPUT ' +
         'naming both fields; with only `isTestnet` (default false) the listing is looked up on mainnet/sepolia first, ' +
         "then on base/base-sepolia. On an L2, SUBNAME_TAKEN is the L2 registry's `available(label)`; the parent " +

@@ -1,4 +1,4 @@
-import { authProblems } from '@nrp/auth';
+import { authProblems, SIGN_IN_BINDING_RULE } from '@nrp/auth';
 import { verifiedMinterSchema, verifyMinterRequestSchema } from '@nrp/api';
 import { defineRoute, type RouteDefinition } from '@nrp/server';
 import type { MintContext } from '../context';
@@ -19,8 +19,8 @@ export function minterRoutes(ctx: MintContext): RouteDefinition[] {
         '`network`). It then counts as a verified minter on that network for MINTER_VERIFICATION_TTL_SECONDS; ' +
         'listings with `requireVerifiedMinter` answer VERIFIED_MINTER_ADDRESS_REQUIRED for minters that are not. ' +
         'Recommended (the client helper `minterSignInMessage` does it): bind the message with the URI and only resource ' +
-        '`{PUBLIC_BASE_URL}/api/v1/minters/verify` and a statement naming `verify`; a message listing `Resources` or ' +
-        'with a URI under `{PUBLIC_BASE_URL}/api/v1/` must name exactly that, otherwise 401 `RESOURCE_MISMATCH`.',
+        '`{PUBLIC_BASE_URL}/api/v1/minters/verify` and a statement naming `verify`. ' +
+        SIGN_IN_BINDING_RULE,
       tags: ['auth'],
       body: verifyMinterRequestSchema,
       responses: { 200: { description: 'The minter is verified.', schema: verifiedMinterSchema } },

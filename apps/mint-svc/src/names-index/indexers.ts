@@ -16,7 +16,7 @@ export interface NameIndexers {
 }
 
 /** A network's indexer settings from the config (`INDEX_*`, `<NETWORK>_INDEX_START_BLOCK`). */
-function settingsOf(config: MintContext['config'], network: AnyNetworkName): NameIndexSettings {
+export function settingsOf(config: MintContext['config'], network: AnyNetworkName): NameIndexSettings {
   return {
     startBlock: config[`${envPrefix(network)}_INDEX_START_BLOCK`],
     confirmations: config.INDEX_CONFIRMATIONS,
@@ -62,6 +62,22 @@ function indexReadiness(config: MintContext['config'], index: NetworkNameIndex) 
   };
 }
 
+/** Where the names index of each network with a mint controller (an L2 with L2MintControllers) reads. */
+export function indexSources(
+  ctx: Pick<MintContext, 'networks' | 'l2'>,
+): Map<AnyNetworkName, NameIndexSource> {
+  const sources = new Map<AnyNetworkName, NameIndexSource>();
+  for (const name of NETWORK_NAMES) {
+    const network = ctx.networks[name];
+    const controller = network.mintController;
+    if (controller) sources.set(name, l1IndexSource({ ...network, mintController: controller }));
+  }
+  for (const l2 of Object.values(ctx.l2)) {
+    if (l2.controllers.length > 0) sources.set(l2.network, l2IndexSource(l2));
+  }
+  return sources;
+}
+
 /** Starts the names index of every network with a mint controller; its metrics go to `registry`. */
 export function startNameIndexers(
   ctx: Pick<MintContext, 'config' | 'logger' | 'db' | 'events' | 'networks' | 'l2'>,
@@ -72,16 +88,7 @@ export function startNameIndexers(
   const indexes: NetworkNameIndex[] = [];
   const readiness: Record<string, () => Promise<unknown>> = {};
   const tasks: PeriodicTask[] = [];
-  const sources = new Map<AnyNetworkName, NameIndexSource>();
-  for (const name of NETWORK_NAMES) {
-    const network = ctx.networks[name];
-    const controller = network.mintController;
-    if (controller) sources.set(name, l1IndexSource({ ...network, mintController: controller }));
-  }
-  for (const l2 of Object.values(ctx.l2)) {
-    if (l2.controllers.length > 0) sources.set(l2.network, l2IndexSource(l2));
-  }
-  for (const [name, source] of sources) {
+  for (const [name, source] of indexSources(ctx)) {
     const settings = settingsOf(ctx.config, name);
     const index = new NetworkNameIndex(ctx, name, source, settings, holder, reportOf(name));
     indexes.push(index);

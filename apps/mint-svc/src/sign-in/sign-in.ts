@@ -25,10 +25,10 @@ export type SignInContext = Pick<MintContext, 'config' | 'networks' | 'nonces' |
 
 /**
  * Verifies a sign-in message for `network` (its chain id) and the scope of `action` (`listing` or `minter`) and
- * consumes its nonce; 401 with the precise auth code otherwise. ERC-1271 wallets are checked on that network's
- * chain. For a listing on an L2 the chain id (and the ERC-1271 check) is the L1's it settles on. A message that
- * binds itself (Resources, or a URI under `{PUBLIC_BASE_URL}/api/v1/`) must name the listing (or the minter
- * verification) and the operation.
+ * consumes its nonce; 401 with the precise auth code otherwise. ERC-1271 wallets (and ERC-6492 signatures of smart
+ * accounts not deployed yet) are checked on that network's chain. For a listing on an L2 the chain id (and the
+ * ERC-1271 check) is the L1's it settles on. A message that binds itself (Resources, or a URI of this service, under
+ * `{PUBLIC_BASE_URL}`) must name the listing (or the minter verification) and the operation.
  */
 
 export function verifySignedRequest(
@@ -46,7 +46,7 @@ export function verifySignedRequest(
       resource: signedActionUrl(ctx.config.PUBLIC_BASE_URL, network, action),
       operation: action.operation,
       operations: OPERATIONS[action.scope],
-      namespace: `${ctx.config.PUBLIC_BASE_URL}/api/v1/`,
+      serviceUrl: ctx.config.PUBLIC_BASE_URL,
     },
     nonces: ctx.nonces,
     provider: net.provider,

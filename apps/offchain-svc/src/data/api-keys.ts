@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiKeysTable, OffchainDatabase } from './schema';
 
 export interface ApiKeyRow {
@@ -52,6 +52,35 @@ export async function insertApiKey(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toRow(row);
+}
+
+/**
+ * Stores a self-serve key unless its issuer already holds `limit` live keys (undefined then, nothing stored). The
+ * count and the insert are one step: a per-issuer advisory lock held to the end of the transaction serialises the
+ * issuer's concurrent requests, so no two of them both see room for one more key.
+ */
+export async function insertIssuedApiKeyWithinLimit(
+  db: Kysely<OffchainDatabase>,
+  key: {
+    keyHash: string;
+    parents: string[];
+    note?: string;
+    issued: { issuer: string; network: string };
+    includeDescendants: boolean;
+  },
+  limit: number,
+): Promise<ApiKeyRow | undefined> {
+  const issuer = key.issued.issuer.toLowerCase();
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`api-key-issuer:${issuer}`}))`.execute(trx);
+    const live = await trx
+      .selectFrom('offchain_api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('issuer', '=', issuer)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(live.n) < limit ? insertApiKey(trx, key) : undefined;
+  });
 }
 
 /** Installs a key by hash (the bootstrap key from config): its parents are replaced and it is un-revoked. */
@@ -123,6 +152,26 @@ export async function listIssuedApiKeys(
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)
+    .execute();
+  return rows.map(toRow);
+}
+
+/** The live self-serve keys that have at least one webhook. */
+export async function listIssuedApiKeysWithWebhooks(db: Kysely<OffchainDatabase>): Promise<ApiKeyRow[]> {
+  const rows = await db
+    .selectFrom('offchain_api_keys')
+    .selectAll()
+    .where('issuer', 'is not', null)
+    .where('revoked_at', 'is', null)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('offchain_webhooks as w')
+          .select('w.id')
+          .whereRef('w.api_key_id', '=', 'offchain_api_keys.id'),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
   return rows.map(toRow);
 }

@@ -51,9 +51,10 @@ function signInRoutes(ctx: OffchainContext): RouteDefinition[] {
       description:
         'An EIP-4361 message signed by `address`, under the rules of every service: its domain is one of ' +
         'SIWE_DOMAINS, its nonce a live one from `POST /api/v1/auth/nonce` for this address (single-use), its ' +
-        'chain id that of one of the networks (mainnet 1, sepolia 11155111; ERC-1271 wallets are checked there), ' +
+        'chain id that of one of the networks (mainnet 1, sepolia 11155111; ERC-1271 wallets, and ERC-6492 signatures ' +
+        'of smart accounts not deployed yet, are checked there), ' +
         '`Issued At`, `Expiration Time` and `Not Before` hold; a message that binds itself (Resources, or a URI ' +
-        'under `{PUBLIC_BASE_URL}/api/v1/`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
+        'of this service, under `{PUBLIC_BASE_URL}`) must name `{PUBLIC_BASE_URL}/api/v1/auth/session`. 201: an opaque ' +
         'token for `Authorization: Bearer`, stored only as its hash (every replica accepts it), valid for ' +
         'SESSION_TTL_SECONDS (24 h) or until the message expires, whichever comes first.',
       budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
@@ -102,7 +103,8 @@ function selfServeKeyRoutes(ctx: OffchainContext): RouteDefinition[] {
         'Otherwise 403 NOT_NAME_MANAGER naming who controls it, and nothing is stored. 201: the key (shown only ' +
         'here; `x-auth-token` of the subname routes). It manages the direct children of `parentName`, or every ' +
         'name below it with `includeDescendants`. It follows control: once its issuer no longer controls the name ' +
-        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay. ' +
+        'it answers 401 KEY_OWNER_CHANGED (within NAME_CONTROL_CACHE_MS, at most 60 s); subnames written stay. A key ' +
+        'with webhooks is revoked by a periodic check within NAME_CONTROL_CACHE_MS, so its webhooks stop unused. ' +
         'An address holds at most KEYS_PER_ADDRESS (100) live keys: one more is a 409 KEY_LIMIT_REACHED.',
       budget: { bodyBytes: 16 * 1024, answerBytes: 8 * 1024, timeMs: 30_000 },
       tags: ['keys'],

@@ -2,7 +2,7 @@ import type { ApiKey, CreatedKey, CreateKeyInput } from '@nrp/api';
 import { isNetworkName, type NameControl, type NetworkName } from '@nrp/chain';
 import { getAddress } from 'ethers';
 import { ProblemError } from '@nrp/validation';
-import { issueApiKey } from './api-keys';
+import { issueSelfServeApiKey } from './api-keys';
 import type { OffchainContext } from '../context';
 import { listIssuedApiKeys, revokeIssuedApiKey, type ApiKeyRow } from '../data/api-keys';
 import { offchainProblems } from '../problems';
@@ -52,13 +52,6 @@ export async function createKey(
   request: CreateKeyRequest,
 ): Promise<CreatedKey> {
   const { parentName, network } = request;
-  const limit = ctx.config.KEYS_PER_ADDRESS;
-  if ((await listIssuedApiKeys(ctx.db, session.address, limit)).length >= limit) {
-    throw new ProblemError(
-      offchainProblems.KEY_LIMIT_REACHED,
-      `${getAddress(session.address)} holds ${limit} live API keys, the most one address may hold.`,
-    );
-  }
   const control = await ctx.nameControl.read(network, parentName, { fresh: true });
   if (control.controller?.toLowerCase() !== session.address) {
     throw new ProblemError(
@@ -66,10 +59,24 @@ export async function createKey(
       notManagerDetail(parentName, network, session.address, control),
     );
   }
-  const { key, row } = await issueApiKey(ctx, [parentName], request.note, {
-    issued: { issuer: session.address, network },
-    includeDescendants: request.includeDescendants,
-  });
+  const limit = ctx.config.KEYS_PER_ADDRESS;
+  const issued = await issueSelfServeApiKey(
+    ctx,
+    parentName,
+    {
+      note: request.note,
+      issued: { issuer: session.address, network },
+      includeDescendants: request.includeDescendants,
+    },
+    limit,
+  );
+  if (!issued) {
+    throw new ProblemError(
+      offchainProblems.KEY_LIMIT_REACHED,
+      `${getAddress(session.address)} holds ${limit} live API keys, the most one address may hold.`,
+    );
+  }
+  const { key, row } = issued;
   const { lastUsedAt: _never, ...shown } = toApiKey(row);
   return { ...shown, key };
 }

@@ -55,7 +55,7 @@ export async function signIn(ctx: SessionContext, fields: SignedFields): Promise
       resource: `${base}/api/v1/auth/session`,
       operation: 'session',
       operations: ['session'],
-      namespace: `${base}/api/v1/`,
+      serviceUrl: base,
     },
     nonces: ctx.nonces,
     provider: ctx.providers[network],

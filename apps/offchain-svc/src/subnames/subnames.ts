@@ -1,13 +1,19 @@
-import type { CreateSubnameData, OffchainSubname, SearchSubnamesQuery, SearchSubnamesResult } from '@nrp/api';
+import {
+  encodeCursor,
+  type CreateSubnameData,
+  type OffchainSubname,
+  type SearchSubnamesQuery,
+  type SearchSubnamesResult,
+} from '@nrp/api';
 import { parentOf } from '@nrp/ens';
 import type { Response } from 'express';
 import { MAX_ANSWER_BYTES, renderJson, sendRenderedJson, type RenderedJson } from '@nrp/server';
-import { commonProblems, ProblemError } from '@nrp/validation';
+import { ProblemError } from '@nrp/validation';
 import type { AnswerCache } from '../gateway/answer-cache';
 import { assertKeyAllowsParent } from '../keys/api-keys';
 import type { ApiKeyRow } from '../data/api-keys';
 import type { OffchainContext } from '../context';
-import { searchSubnames, type SubnamePosition } from '../data/subname-search';
+import { searchSubnames } from '../data/subname-search';
 import { deleteSubname, findSubnameByName, findSubnameByNamehash } from '../data/subnames';
 import { subnameEvent } from '../webhooks/events';
 import { offchainProblems } from '../problems';
@@ -92,26 +98,6 @@ export function answerSubnameByNamehash(
 /** A search page's JSON stays this far under the answer budget: the records, plus room for the envelope. */
 export const SEARCH_PAGE_BYTES = MAX_ANSWER_BYTES - 64 * 1024;
 
-/** `nextCursor`: the last position of a page, opaque to clients (base64url JSON). */
-function encodeCursor(position: SubnamePosition): string {
-  return Buffer.from(JSON.stringify([position.label, position.parentName])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): SubnamePosition {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
-      const [label, parentName] = value as [string, string];
-      return { label, parentName };
-    }
-  } catch {
-    // Reported below.
-  }
-  throw new ProblemError(commonProblems.INVALID_INPUT, 'The cursor is not one this service gave.', {
-    errors: [{ path: 'body.cursor', message: 'not a nextCursor of this search' }],
-  });
-}
-
 /**
  * One page of the subnames matching the query, under `parentName` and `parentNames` together: at most `size` items
  * and SEARCH_PAGE_BYTES of records, with `nextCursor` when more matches follow.
@@ -130,7 +116,7 @@ export async function findSubnames(
     metadata: query.metadata,
     page: query.page,
     size: query.size,
-    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+    after: query.cursor,
     maxBytes: SEARCH_PAGE_BYTES,
   });
   return {
@@ -138,7 +124,7 @@ export async function findSubnames(
     totalItems,
     page: query.page,
     size: query.size,
-    ...(next ? { nextCursor: encodeCursor(next) } : {}),
+    ...(next ? { nextCursor: encodeCursor({ label: next.label, parentName: next.parentName }) } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { outboundUrlRefusal } from '@nrp/chain';
 import {
+  encodeCursor,
   WEBHOOK_LIMITS,
   type CreatedWebhook,
   type WebhookDeliveries,
@@ -8,7 +9,7 @@ import {
   type WebhookDelivery,
   type WebhookEventType,
 } from '@nrp/api';
-import { commonProblems, ProblemError } from '@nrp/validation';
+import { ProblemError } from '@nrp/validation';
 import type { ApiKeyRow } from '../data/api-keys';
 import type { OffchainContext, WebhookSettings } from '../context';
 import type { DeliveryStatus } from '../data/schema';
@@ -83,31 +84,26 @@ export async function removeWebhook(
   if (!(await deleteWebhook(db, id, apiKey.id))) throw webhookNotFound(id);
 }
 
-const encodeCursor = (d: WebhookDelivery) => Buffer.from(`${d.createdAt}|${d.id}`).toString('base64url');
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [createdAt = '', id = ''] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(createdAt);
-  if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) {
-    throw new ProblemError(commonProblems.INVALID_INPUT, 'cursor is not a nextCursor of this list.', {
-      errors: [{ path: 'query.cursor', message: 'not a nextCursor of this list' }],
-    });
-  }
-  return { createdAt: date, id };
-}
-
 /** A page of the webhook's deliveries, newest first, with the cursor of the next page (null at the end). */
 export async function webhookDeliveries(
   { db }: Pick<OffchainContext, 'db'>,
   apiKey: ApiKeyRow,
   webhookId: string,
-  query: { status?: DeliveryStatus; limit: number; cursor?: string },
+  query: { status?: DeliveryStatus; limit: number; cursor?: { createdAt: Date; id: string } },
 ): Promise<WebhookDeliveries> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   if (!(await webhookBelongsTo(db, webhookId, apiKey.id))) throw webhookNotFound(webhookId);
-  const items = await listDeliveries(db, { webhookId, status: query.status, limit: query.limit, after });
+  const items = await listDeliveries(db, {
+    webhookId,
+    status: query.status,
+    limit: query.limit,
+    after: query.cursor,
+  });
   const last = items.at(-1);
-  return { items, nextCursor: items.length === query.limit && last ? encodeCursor(last) : null };
+  return {
+    items,
+    nextCursor:
+      items.length === query.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  };
 }
 
 /** Makes a delivery due now, with a fresh retry window (whatever its state); 404 when it is not the key's. */
