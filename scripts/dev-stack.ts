@@ -241,6 +241,8 @@ export async function prepareDevChain(
         // offchain-svc proves proven.eth's records against the dev rollup's output oracle, read at the latest block.
         BASE_SEPOLIA_PROOF_OPTIMISM_PORTAL: provenL2.rollup.optimismPortal,
         BASE_SEPOLIA_PROOF_OUTPUT_FINDER: provenL2.rollup.outputFinder,
+        // The verifier offchain-svc's parent setup offers for a ProvenL2Resolver of a base-sepolia parent.
+        BASE_SEPOLIA_PROOF_VERIFIER: provenL2.rollup.verifier,
         L2_PROOF_L1_BLOCK_TAG: 'latest',
         L2_PROOF_COMMIT_POLL_MS: '1000',
         // offchain-svc's CCIP-Read gateway is plain http on a local host: exempt it from the URL policy

@@ -105,6 +105,12 @@ export const configSchema = baseConfigSchema(3003)
     /** Our offchain resolver per network: what `GET /api/v1/parents/{name}/setup` points a name at (unset: 503). */
     MAINNET_OFFCHAIN_RESOLVER: ethAddress.optional(),
     SEPOLIA_OFFCHAIN_RESOLVER: ethAddress.optional(),
+    /**
+     * The L1 verifier (Unruggable Gateways) a ProvenL2Resolver of a parent on this L2 is deployed with: what the
+     * setup offers as the proven option (unset: that option is not offered for the L2's parents).
+     */
+    BASE_PROOF_VERIFIER: ethAddress.optional(),
+    BASE_SEPOLIA_PROOF_VERIFIER: ethAddress.optional(),
   })
   .superRefine(requireDatabaseUrlInProduction)
   .superRefine((config, ctx) => {

@@ -1,6 +1,6 @@
 import type { PlatformEvent } from '@nrp/api';
 import type { NonceStore } from '@nrp/auth';
-import type { NetworkProviders } from '@nrp/chain';
+import type { L2NetworksConfig, L2ParentDirectory, NetworkProviders } from '@nrp/chain';
 import type { RenderedJson, ServiceContext } from '@nrp/server';
 import type { AnswerCache } from './gateway/answer-cache';
 import type { Config } from './config';
@@ -37,6 +37,9 @@ export interface OffchainContext extends ServiceContext<Config> {
   gatewaySigning: GatewaySigning;
   /** The CCIP-Read gateway of L2 names: the L2 record reader and its short answer cache (never invalidated). */
   l2Gateway: L2Gateway;
+  /** Our L2 registries on each L2 (`<L2>_L2_REGISTRIES`), and their parent names (read once). */
+  l2Networks: L2NetworksConfig;
+  l2ParentNames: L2ParentDirectory;
   /** Storage proofs of our L2 registries for ProvenL2Resolver, one prover per L2. */
   l2Provers: L2Provers;
 }

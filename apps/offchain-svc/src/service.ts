@@ -1,5 +1,11 @@
 import { createNonceStore, startNonceSweeper } from '@nrp/auth';
-import { createL2Providers, createNetworkProviders, l2NetworksFromEnv, networksFromEnv } from '@nrp/chain';
+import {
+  createL2Providers,
+  createNetworkProviders,
+  L2ParentDirectory,
+  l2NetworksFromEnv,
+  networksFromEnv,
+} from '@nrp/chain';
 import {
   createApp,
   createServiceMetrics,
@@ -160,6 +166,8 @@ export const createService: ServiceFactory<Config, OffchainContext, OffchainOver
       now: () => now().getTime(),
     },
     l2Gateway,
+    l2Networks,
+    l2ParentNames: new L2ParentDirectory(l2Providers),
     l2Provers: createL2Provers(config, l2Networks, providers, l2Providers),
   };
 

@@ -1,17 +1,24 @@
 /**
  * The CCIP-Read gateway of L2 names through HTTP, reading a real L2Registry on anvil (84532) behind an RPC proxy,
  * and resolved end to end from L1 (ENS on a second anvil, the parent's L2NameResolver pointing at this service)
- * with viem's getEnsAddress / getEnsText.
+ * with viem's getEnsAddress / getEnsText; then the parent setup's choice between that signed resolver and a proven one.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { Contract, getAddress } from 'ethers';
+import type { ParentSetup } from '@nrp/api';
 import { createPublicClient, http, type Abi, type Address } from 'viem';
 import { getEnsAddress, getEnsText } from 'viem/actions';
 import { resolverInterface } from '@nrp/chain';
-import { deployContract, l2NameResolverArtifact, universalResolverArtifact } from '@nrp/contracts';
+import {
+  deployContract,
+  l2NameResolverArtifact,
+  provenL2ResolverArtifact,
+  universalResolverArtifact,
+} from '@nrp/contracts';
 import { dnsEncode, encodeContenthash } from '@nrp/ens';
-import { L2_CHAIN_ID, LOCAL_BATCH_GATEWAY, startEnsChain, type EnsChain } from '@nrp/testkit';
+import { L2_CHAIN_ID, LOCAL_BATCH_GATEWAY, devChainEnv, startEnsChain, type EnsChain } from '@nrp/testkit';
 import { ALICE, BOB, IPFS, startOffchainService, type OffchainService } from './helpers';
 import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import {
@@ -30,6 +37,8 @@ import {
 
 const NAME = 'carol.l2.eth';
 const CACHE_MS = 2000;
+/** The verifier the setup offers a ProvenL2Resolver with (only stored by the resolver: any address will do). */
+const VERIFIER = '0x00000000000000000000000000000000000000fe';
 
 describe('L2 gateway: records of L2Registry names, signed', () => {
   let l2: GatewayL2;
@@ -51,9 +60,12 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     svc = await startOffchainService(
       {
+        ...devChainEnv(l1.contracts, l1.anvil.rpcUrl),
         GATEWAY_SIGNER_KEY: SIGNER.privateKey,
         BASE_SEPOLIA_RPC_URL: l2.proxy.url,
         BASE_SEPOLIA_L2_REGISTRIES: l2.registry,
+        BASE_SEPOLIA_PROOF_VERIFIER: VERIFIER,
+        PUBLIC_BASE_URL: base,
         // anvil mines only on transactions: generous, so the clock moved by the tests never makes the head stale.
         L2_MAX_BLOCK_AGE_SECONDS: '600',
       },
@@ -238,5 +250,52 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
     expect(decodeMulticall(answer, fns)).toEqual([ALICE, 'carol on base', encodeContenthash(IPFS)]);
     expect(gatewayRequests).toBe(1);
     expect(l2.proxy.methods().filter((m) => m === 'eth_getBlockByNumber')).toHaveLength(1);
+  });
+  it('the parent setup offers l2.eth both resolvers, says what each trusts, and switches it to the proven one', async () => {
+    const setup = async () =>
+      (await request(svc.app).get('/api/v1/parents/l2.eth/setup?network=sepolia').expect(200))
+        .body as ParentSetup;
+    const deployer = l1.accounts[0]?.address ?? '';
+    const signed = await setup();
+    // The previous test set l2.eth's resolver to an L2NameResolver of this registry: the signed option is chosen.
+    expect(signed).toMatchObject({ controller: deployer, resolverIsOurs: true, ready: true, steps: [] });
+    expect(signed.l2).toMatchObject({ network: 'base-sepolia', registry: l2.registry });
+    const [signedOption, provenOption] = signed.l2?.options ?? [];
+    expect(signedOption).toMatchObject({
+      kind: 'signed',
+      contract: 'L2NameResolver',
+      gatewayUrl: `${base}/api/v1/gateway/l2/base-sepolia/${l2.registry}/{sender}/{data}.json`,
+      chosen: true,
+      steps: [],
+    });
+    expect(signedOption?.trust).toContain(`gateway signer ${SIGNER.address}`);
+    expect(signedOption?.trust).toContain('as fresh as the L2');
+    expect(provenOption).toMatchObject({
+      kind: 'proven',
+      contract: 'ProvenL2Resolver',
+      gatewayUrl: `${base}/api/v1/gateway/proofs/base-sepolia`,
+      chosen: false,
+    });
+    expect(provenOption?.trust).toContain('Trusts nothing of ours');
+    expect(provenOption?.trust).toContain(`verifier ${getAddress(VERIFIER)}`);
+    expect(provenOption?.trust).toContain('lag the L2');
+    expect(provenOption?.steps.map((step) => step.to)).toEqual([null, getAddress(l1.contracts.ensRegistry)]);
+
+    const sender = l1.ens.signerOf(deployer);
+    for (const step of provenOption?.steps ?? []) {
+      const tx = await sender.sendTransaction({ to: step.to, data: step.data, value: BigInt(step.value) });
+      await tx.wait();
+    }
+    const resolver = await l1.ens.resolverOf('l2.eth');
+    const proven = new Contract(resolver, provenL2ResolverArtifact.abi, l1.ens.deployer);
+    expect(await proven.getFunction('verifier')()).toBe(getAddress(VERIFIER));
+    expect(await proven.getFunction('l2Registry')()).toBe(l2.registry);
+    expect(await proven.getFunction('l2ChainId')()).toBe(BigInt(L2_CHAIN_ID));
+    const after = await setup();
+    expect(after).toMatchObject({ resolver, resolverIsOurs: true, ready: true });
+    expect(after.l2?.options.map((option) => [option.kind, option.chosen, option.steps.length])).toEqual([
+      ['signed', false, 2],
+      ['proven', true, 0],
+    ]);
   });
 });

@@ -3,6 +3,8 @@
  * anvil with an L2Registry and L2MintController) and offchain-svc, each built in-process by its own createService on
  * its own database and listening on HTTP like in production. The holder (account 3) holds bob.idx.eth (minted on the
  * L1, its primary name), alpha.l2n.eth and beta.l2n.eth (minted on base-sepolia) and bob.offchain.eth (offchain).
+ * l2n.eth is a parent on ProvenL2Resolver (the testkit's rollup and prover): its names resolve on the L1 through
+ * storage proofs, and alpha.l2n.eth has records its holder set on the L2.
  */
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -11,21 +13,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { hashApiKey } from '@nrp/auth';
+import { namehash } from '@nrp/ens';
 import {
   accountAt,
   approveController,
   deployL2Parent,
   devChainEnv,
+  l2RegistryAbi,
   MINT_SIGNER_KEY,
   mintArgs,
   mintOnL2,
   sendMint,
   startL2Chain,
   startMintControllerChain,
+  startProvenL2Parent,
   startTestServiceOnDatabase,
   walletAt,
   type L2Chain,
   type MintControllerChain,
+  type ProvenL2Parent,
 } from '@nrp/testkit';
 import { until } from '@nrp/testkit/src/until';
 import { configSchema as mintConfigSchema } from '../../mint-svc/src/config';
@@ -36,6 +42,8 @@ import { createService as createOffchainService } from '../../offchain-svc/src/s
 
 export const L2_PARENT = 'l2n.eth';
 export const HOLDER_L2_NAMES = ['alpha.l2n.eth', 'beta.l2n.eth'];
+/** The records the holder set on the L2 for alpha.l2n.eth. */
+export const ALPHA_DESCRIPTION = 'alpha, proven from base-sepolia';
 
 export async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
@@ -52,6 +60,8 @@ export interface NamesEnv {
   /** The L1 with the MintController mint-svc signs for. */
   mint: MintControllerChain;
   l2: L2Chain;
+  /** l2n.eth's ProvenL2Resolver, rollup and prover. */
+  provenParent: ProvenL2Parent;
   mintUrl: string;
   offchainUrl: string;
   /** Account 3: the holder of the names above. */
@@ -69,10 +79,12 @@ export async function startNamesEnv(): Promise<NamesEnv> {
   const l2 = await startL2Chain();
   const servers: Server[] = [];
   let onL1: MintControllerChain | undefined;
+  let provenParent: ProvenL2Parent | undefined;
   const started: Array<{ close(): Promise<void> }> = [];
   const close = async () => {
     await Promise.all(servers.map(closeServer));
     for (const service of started.reverse()) await service.close();
+    await provenParent?.close();
     await onL1?.stop();
     await l2.stop();
   };
@@ -148,7 +160,15 @@ export async function startNamesEnv(): Promise<NamesEnv> {
       };
     };
     await env.chain.ens.registerEthName('idx', parentOwner);
-    await env.chain.ens.registerEthName('l2n', parentOwner);
+    const operator = env.chain.accounts[9];
+    if (!operator) throw new Error('anvil accounts');
+    const proven = await startProvenL2Parent(env.chain, l2.anvil, {
+      parentName: L2_PARENT,
+      registry: l2Parent.registry,
+      owner: parentOwner,
+      operatorKey: operator.privateKey,
+    });
+    provenParent = proven;
     await approveController(env, 1, false);
     const l1 = await signMint({
       isTestnet: true,
@@ -170,6 +190,14 @@ export async function startNamesEnv(): Promise<NamesEnv> {
       await mintOnL2(l2, l2.account(3), l2Parent.controller, minted.args, minted.value);
       l2Expiries[name] = minted.expiry;
     }
+    const alpha = namehash(HOLDER_L2_NAMES[0] ?? '');
+    await l2.send(l2.account(3), l2Parent.registry, l2RegistryAbi, 'setText', [
+      alpha,
+      'description',
+      ALPHA_DESCRIPTION,
+    ]);
+    await l2.send(l2.account(3), l2Parent.registry, l2RegistryAbi, 'setAddr', [alpha, holder]);
+    await proven.propose();
     await env.chain.ens.setAddr('bob.idx.eth', holder);
     await env.chain.ens.setReverseName(accountAt(env.chain, 3).privateKey, 'bob.idx.eth');
     await createOffchain('bob', holder);
@@ -182,6 +210,7 @@ export async function startNamesEnv(): Promise<NamesEnv> {
     return {
       mint: env,
       l2,
+      provenParent: proven,
       mintUrl: mintServer.url,
       offchainUrl: offchainServer.url,
       holder,
@@ -196,6 +225,7 @@ export async function startNamesEnv(): Promise<NamesEnv> {
         MINT_URL: mintServer.url,
         OFFCHAIN_URL: offchainServer.url,
         NAMES_UPSTREAM_TIMEOUT_MS: '2000',
+        CCIP_READ_ALLOWED_ORIGINS: new URL(proven.proverUrl).origin,
         ...overrides,
       }),
       createOffchain,

@@ -1,7 +1,15 @@
 import request from 'supertest';
 import { encodeCursor } from '@nrp/api';
 import { startResolverService, type ResolverService } from '../dev/fixture';
-import { HOLDER_L2_NAMES, L2_PARENT, closeServer, listen, startNamesEnv, type NamesEnv } from './names-env';
+import {
+  ALPHA_DESCRIPTION,
+  HOLDER_L2_NAMES,
+  L2_PARENT,
+  closeServer,
+  listen,
+  startNamesEnv,
+  type NamesEnv,
+} from './names-env';
 import { accountAt } from '@nrp/testkit';
 
 /** NAMES_PAGE_SIZE_PER_SOURCE's default. */
@@ -239,6 +247,17 @@ describe('GET /ens/v2/names/{address}: minted and offchain names of an address, 
         expect([...networksAsked].sort()).toEqual(['base', 'mainnet']);
       });
     });
+  });
+
+  it('a name under a parent on ProvenL2Resolver: its profile is the records its holder set on the L2, proven', async () => {
+    const res = await request(resolver.app)
+      .get(`/ens/v2/profile/${HOLDER_L2_NAMES[0]}?texts=description,url&addresses=60`)
+      .expect(200);
+    expect(res.body.texts).toEqual([
+      { key: 'description', exists: true, value: ALPHA_DESCRIPTION },
+      { key: 'url', exists: false, value: '' },
+    ]);
+    expect(res.body.addresses).toEqual([{ coin: 60, chain: 'eth', exists: true, value: holder }]);
   });
 
   describe('bad input is 400 problem+json', () => {

@@ -3,7 +3,7 @@
  * that an address issues for the names it controls on chain, and the on-chain setup of a parent name.
  */
 import { z } from 'zod';
-import { NETWORK_NAMES } from '@nrp/ens';
+import { L2_NETWORK_NAMES, NETWORK_NAMES } from '@nrp/ens';
 import { ensName, ethAddress } from '@nrp/validation';
 import { signedRequestSchema } from './signed-request';
 
@@ -92,6 +92,44 @@ export const setupStepSchema = z.object({
 });
 export type SetupStep = z.output<typeof setupStepSchema>;
 
+const l2SetupStepSchema = setupStepSchema.extend({
+  to: z.string().nullable().meta({
+    description:
+      'Contract to call (the ENS registry, or the NameWrapper); null: a contract creation (the resolver).',
+  }),
+});
+
+export const l2ResolverOptionSchema = z
+  .object({
+    kind: z.enum(['signed', 'proven']),
+    contract: z
+      .enum(['L2NameResolver', 'ProvenL2Resolver'])
+      .meta({ description: 'The L1 resolver deployed.' }),
+    trust: z
+      .string()
+      .meta({ description: 'What an L1 client resolving through it trusts, and how fresh answers are.' }),
+    gatewayUrl: z.string().meta({ description: "The URL the resolver's lookups go to (this service)." }),
+    chosen: z
+      .boolean()
+      .meta({ description: 'true: the parent resolves through this resolver of its registry.' }),
+    steps: z.array(l2SetupStepSchema).meta({
+      description:
+        'Transactions the controller sends, in order: the deployment, then setResolver to the address it gets when ' +
+        "it is the controller's next transaction; [] when chosen or nobody controls the name.",
+    }),
+  })
+  .meta({ id: 'L2ResolverOption' });
+export type L2ResolverOption = z.output<typeof l2ResolverOptionSchema>;
+
+export const l2ParentSetupSchema = z
+  .object({
+    network: z.enum(L2_NETWORK_NAMES).meta({ description: 'The L2 its subnames live on.' }),
+    registry: z.string().meta({ description: 'Its L2Registry there.' }),
+    options: z.array(l2ResolverOptionSchema),
+  })
+  .meta({ id: 'L2ParentSetup' });
+export type L2ParentSetup = z.output<typeof l2ParentSetupSchema>;
+
 export const parentSetupSchema = z
   .object({
     parentName: z.string(),
@@ -101,9 +139,15 @@ export const parentSetupSchema = z
     resolver: z.string().nullable().meta({ description: 'The resolver set on the name; null: none.' }),
     resolverIsOurs: z.boolean(),
     ready: z.boolean().meta({ description: 'true: its subnames resolve through this service already.' }),
-    steps: z
-      .array(setupStepSchema)
-      .meta({ description: 'Transactions the controller sends, in order, to become ready; [] when ready.' }),
+    steps: z.array(setupStepSchema).meta({
+      description:
+        'Transactions the controller sends, in order, to become ready; [] when ready or an L2 parent.',
+    }),
+    l2: l2ParentSetupSchema.nullable().meta({
+      description:
+        'For a parent whose subnames live on one of our L2 registries: the two L1 resolvers it may choose ' +
+        '(signed, proven), what each trusts and the steps to each; null for an offchain parent.',
+    }),
   })
   .meta({ id: 'ParentSetup' });
 export type ParentSetup = z.output<typeof parentSetupSchema>;

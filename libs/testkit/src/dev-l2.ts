@@ -1,10 +1,12 @@
+import { JsonRpcProvider } from 'ethers';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createL2Prover, startL2ProverServer } from '@nrp/chain';
 import { deployContract, provenL2ResolverArtifact } from '@nrp/contracts';
 import type { AnvilNode } from './anvil';
 import { deployDevRollup, type DevRollup } from './dev-rollup';
 import { DEV_L2_PARENT, DEV_PROVEN_L2_PARENT, type DevAccount } from './dev-stack';
-import type { EnsFixture } from './ens-fixture';
+import type { EnsChain, EnsFixture } from './ens-fixture';
 import { l2ChainOn } from './l2-chain';
 
 /** How far (L1 seconds) a prover's root may trail the latest posted one on the dev stack. */
@@ -52,17 +54,112 @@ export async function deployDevProvenL2Parent(
     windowSeconds: DEV_PROOF_WINDOW_SECONDS,
   });
   try {
-    const deployed = await deployContract(ens.deployer, provenL2ResolverArtifact, [
-      rollup.verifier,
-      chains.l2.chainId,
+    const resolver = await deployProvenL2Resolver(ens, {
+      parentName: DEV_PROVEN_L2_PARENT,
+      owner: owner.address,
+      verifier: rollup.verifier,
+      l2ChainId: chains.l2.chainId,
       registry,
-      [proverUrl],
-    ]);
-    const resolver = await deployed.getAddress();
-    await ens.registerEthName(DEV_PROVEN_L2_PARENT.replace(/\.eth$/, ''), owner.address, { resolver });
+      gatewayUrls: [proverUrl],
+    });
     return { registry, resolver, rollup };
   } catch (err) {
     rollup.stop();
+    throw err;
+  }
+}
+
+/**
+ * A ProvenL2Resolver (deployed by the ENS fixture's deployer) of `registry` on chain `l2ChainId`, checked by
+ * `verifier`, its lookups sent to `gatewayUrls`, set as the resolver of the .eth name `parentName` registered to
+ * `owner`. Returns its address.
+ */
+async function deployProvenL2Resolver(
+  ens: EnsFixture,
+  parent: {
+    parentName: string;
+    owner: string;
+    verifier: string;
+    l2ChainId: number;
+    registry: string;
+    gatewayUrls: readonly string[];
+  },
+): Promise<string> {
+  const deployed = await deployContract(ens.deployer, provenL2ResolverArtifact, [
+    parent.verifier,
+    parent.l2ChainId,
+    parent.registry,
+    parent.gatewayUrls,
+  ]);
+  const resolver = await deployed.getAddress();
+  await ens.registerEthName(parent.parentName.replace(/\.eth$/, ''), parent.owner, { resolver });
+  return resolver;
+}
+
+/** A parent on ProvenL2Resolver in a test (`startProvenL2Parent`). */
+export interface ProvenL2Parent {
+  /** Its ProvenL2Resolver on L1. */
+  resolver: string;
+  rollup: DevRollup;
+  /** The prover its lookups go to: in this process, over HTTP, reading the latest root at each lookup. */
+  proverUrl: string;
+  /** Posts the root of the L2's latest block: a change on the L2 resolves once this is done. */
+  propose(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A parent whose subnames on `l2` resolve through storage proofs, for a service's tests: the dev rollup on `l1`
+ * (deployed and proposing from `operatorKey`, an account the test sends nothing else from), a prover serving
+ * `registry`, and the ProvenL2Resolver of `parentName` (registered on `l1` to `owner`), with a root already posted.
+ */
+export async function startProvenL2Parent(
+  l1: EnsChain,
+  l2: AnvilNode,
+  parent: { parentName: string; registry: string; owner: string; operatorKey: string },
+): Promise<ProvenL2Parent> {
+  const rollup = await deployDevRollup({
+    l1RpcUrl: l1.anvil.rpcUrl,
+    l2RpcUrl: l2.rpcUrl,
+    operatorKey: parent.operatorKey,
+    gatewayUrls: [],
+    windowSeconds: DEV_PROOF_WINDOW_SECONDS,
+  });
+  const l1Provider = new JsonRpcProvider(l1.anvil.rpcUrl, undefined, { staticNetwork: true });
+  const l2Provider = new JsonRpcProvider(l2.rpcUrl, undefined, { staticNetwork: true });
+  const prover = createL2Prover({
+    l1: l1Provider,
+    l2: l2Provider,
+    rollup: rollup.proverRollup,
+    commitPollMs: 0,
+    servedContracts: [parent.registry],
+  });
+  const server = await startL2ProverServer(prover, { host: '127.0.0.1', port: 0, onError: () => undefined });
+  const close = async () => {
+    await server.close();
+    rollup.stop();
+    l1Provider.destroy();
+    l2Provider.destroy();
+  };
+  try {
+    const resolver = await deployProvenL2Resolver(l1.ens, {
+      ...parent,
+      verifier: rollup.verifier,
+      l2ChainId: l2.chainId,
+      gatewayUrls: [server.url],
+    });
+    await rollup.propose();
+    return {
+      resolver,
+      rollup,
+      proverUrl: server.url,
+      propose: async () => {
+        await rollup.propose();
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
     throw err;
   }
 }

@@ -167,14 +167,24 @@ function parentSetupRoute(ctx: OffchainContext): RouteDefinition {
     method: 'get',
     path: '/api/v1/parents/:parentName/setup',
     operationId: 'parentSetup',
-    summary: 'What a parent name needs on chain to serve offchain subnames',
+    summary: 'What a parent name needs on chain to serve offchain subnames, or the choice of an L2 parent',
     description:
       'Read from the chain of `network`: who controls the name (NameWrapper owner when wrapped, else registry ' +
       'owner; remembered up to NAME_CONTROL_CACHE_MS), its resolver, whether that is our offchain resolver, and ' +
       '`steps`: the transactions (`to`, `data`, `value` in wei) its controller sends, in order, so that every ' +
       'ENS client resolves its offchain subnames through this service — `setResolver` on the ENS registry, or on ' +
-      'the NameWrapper for a wrapped name. `ready` with no steps once done.',
-    budget: { bodyBytes: 0, answerBytes: 16 * 1024, timeMs: 30_000 },
+      'the NameWrapper for a wrapped name. `ready` with no steps once done. A parent whose subnames live on one of ' +
+      'our L2 registries (`<L2>_L2_REGISTRIES` of an L2 settling on `network`, matched by its `parentName()`) ' +
+      'chooses its L1 resolver instead: `l2.options` lists the signed one (`L2NameResolver`, offered when ' +
+      '`GATEWAY_SIGNER_KEY` is set: trusts our gateway signer, answers as fresh as the L2) and the proven one ' +
+      '(`ProvenL2Resolver`, offered when `<L2>_PROOF_VERIFIER` is set: trusts nothing of ours, answers lag the L2 by ' +
+      "the rollup's posting and the verifier's window), each with its `trust` in words, its `gatewayUrl` (this " +
+      "service at `PUBLIC_BASE_URL`), whether it is `chosen` (the resolver set has that contract's `l2Registry()`, " +
+      'and a `verifier()` for the proven one) and its `steps`: the deployment (`to` null), then `setResolver` to ' +
+      "the address it gets as the controller's next transaction. `ready` once either is chosen; top-level `steps` " +
+      'stay empty for an L2 parent, and `OFFCHAIN_RESOLVER_NOT_CONFIGURED` does not apply to it.',
+    // An L2 parent's answer carries the creation code of both resolvers (about 31 KB of hex).
+    budget: { bodyBytes: 0, answerBytes: 64 * 1024, timeMs: 30_000 },
     tags: ['parents'],
     params: parentSetupParams,
     query: parentSetupQuery,
