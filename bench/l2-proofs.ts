@@ -212,7 +212,7 @@ async function main(): Promise<void> {
         rollup.verifier,
         L2_CHAIN_ID,
         provenRegistry,
-        [`${hot.origin}/api/v1/gateway/proofs/base-sepolia`],
+        [`${hot.origin}/api/v1/proofs/base-sepolia`],
       ])
     ).getAddress()) as Address;
     await l1.ens.registerEthName('l2', deployer.address, { resolver: signedResolver });
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
     const provenLookup = await raiseLookup(l1Calls, provenResolver, PROVEN);
     const signedLookup = await raiseLookup(l1Calls, signedResolver, SIGNED);
     const askProven = (origin: string, lookup: Lookup) =>
-      fetch(`${origin}/api/v1/gateway/proofs/base-sepolia`, {
+      fetch(`${origin}/api/v1/proofs/base-sepolia`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ sender: lookup.sender, data: lookup.callData }),

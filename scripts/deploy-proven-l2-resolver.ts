@@ -9,7 +9,7 @@
  *     --l1 <Ethereum or Sepolia RPC URL> --registry <L2Registry on the L2> --gateway <proof URL> \
  *     [--window-seconds 10800]
  *
- * `--gateway` is the resolver's prover URL (offchain-svc's `https://…/api/v1/gateway/proofs/<network>`, or anyone's
+ * `--gateway` is the resolver's prover URL (offchain-svc's `https://…/api/v1/proofs/<network>`, or anyone's
  * `npm run prover`); the owner (the deployer) may change it later with `setGatewayUrls`. `--window-seconds`: how
  * much older than the newest acceptable game a proof's game may be (default 3 hours: Base creates a game about
  * every hour, so a prover one game behind, or a proposal late, is still answered). Prints the addresses; the parent

@@ -206,7 +206,7 @@ export async function prepareDevChain(
       chains,
       owner,
       rollupOperator,
-      `${urls.offchain}/api/v1/gateway/proofs/base-sepolia`,
+      `${urls.offchain}/api/v1/proofs/base-sepolia`,
     );
     const contracts: Record<string, string> = {
       ...ens.addresses,

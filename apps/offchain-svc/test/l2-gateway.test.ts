@@ -273,7 +273,7 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
     expect(provenOption).toMatchObject({
       kind: 'proven',
       contract: 'ProvenL2Resolver',
-      gatewayUrl: `${base}/api/v1/gateway/proofs/base-sepolia`,
+      gatewayUrl: `${base}/api/v1/proofs/base-sepolia`,
       chosen: false,
     });
     expect(provenOption?.trust).toContain('Trusts nothing of ours');

@@ -1,5 +1,5 @@
 /**
- * The proof route (`POST /api/v1/gateway/proofs/{network}`) through HTTP: a ProvenL2Resolver on an L1 anvil raises
+ * The proof route (`POST /api/v1/proofs/{network}`) through HTTP: a ProvenL2Resolver on an L1 anvil raises
  * its lookups, the service answers them with proofs of the L2Registry (anvil 84532, behind an RPC proxy that can
  * fail) against roots the testkit's dev rollup posted on the L1, and the resolver's callback on L1 accepts them.
  * Every refusal is a problem with `message`, no `data`, no host or port.
@@ -15,7 +15,7 @@ import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import { addrCall, textCall } from './l2-gateway-helpers';
 
 const NAME = 'erin.l2.eth';
-const PATH = '/api/v1/gateway/proofs/base-sepolia';
+const PATH = '/api/v1/proofs/base-sepolia';
 
 describe('proof route: storage proofs for ProvenL2Resolver', () => {
   let l2: GatewayL2;
@@ -149,10 +149,7 @@ describe('proof route: storage proofs for ProvenL2Resolver', () => {
 
   it('answers 400 INVALID_INPUT for an L2 it does not know', async () => {
     const { sender, data } = await lookup(addrCall(NAME));
-    const res = await request(svc.app)
-      .post('/api/v1/gateway/proofs/optimism')
-      .send({ sender, data })
-      .expect(400);
+    const res = await request(svc.app).post('/api/v1/proofs/optimism').send({ sender, data }).expect(400);
     expect(res.body.code).toBe('INVALID_INPUT');
   });
 

@@ -100,7 +100,7 @@ function candidates(config: OffchainContext['config'], l2: L2NetworkName, regist
   }
   const verifier = l2 === 'base' ? config.BASE_PROOF_VERIFIER : config.BASE_SEPOLIA_PROOF_VERIFIER;
   if (verifier) {
-    const gatewayUrl = `${config.PUBLIC_BASE_URL}/api/v1/gateway/proofs/${l2}`;
+    const gatewayUrl = `${config.PUBLIC_BASE_URL}/api/v1/proofs/${l2}`;
     offered.push({
       kind: 'proven',
       args: [getAddress(verifier), chainId, registry, [gatewayUrl]],

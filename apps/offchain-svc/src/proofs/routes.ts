@@ -40,7 +40,7 @@ export function proofRoutes(ctx: OffchainContext, options: ProofRouteOptions): R
   return [
     defineRoute({
       method: 'post',
-      path: '/api/v1/gateway/proofs/:network',
+      path: '/api/v1/proofs/:network',
       operationId: 'l2ProofRequest',
       budget: { bodyBytes: 256 * 1024, answerBytes: MAX_ANSWER_BYTES, timeMs: 25_000 },
       summary: 'Storage proofs of an L2 name’s records (CCIP-Read, POST)',
