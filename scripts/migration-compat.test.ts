@@ -23,25 +23,33 @@ describe('expand/contract: migrations since the previous release', () => {
     expect(describeViolations(ref, violations)).toBe('');
   });
 
-  it('refuses a new migration that drops a column the previous release reads', async () => {
+  it('refuses a new migration that drops a column the previous release reads (docs/architecture.md example)', async () => {
     const violations = await incompatibleMigrations(
       ref,
       await mintWith({
-        '0099_drop_wrapped': {
-          up: (db: Kysely<unknown>) => db.schema.alterTable('mint_names').dropColumn('wrapped').execute(),
+        '0099_drop_listed_by': {
+          up: (db: Kysely<unknown>) =>
+            db.schema.alterTable('mint_listings').dropColumn('listed_by').execute(),
         },
       }),
     );
     expect(violations).toEqual([
       expect.objectContaining({
         service: 'mint-svc',
-        migration: '0099_drop_wrapped',
-        removal: expect.objectContaining({ kind: 'column', change: 'drop', name: 'wrapped' }),
+        migration: '0099_drop_listed_by',
+        removal: expect.objectContaining({
+          kind: 'column',
+          change: 'drop',
+          name: 'listed_by',
+          table: 'mint_listings',
+        }),
       }),
     ]);
-    expect(violations[0]?.namedIn.some((where) => where.startsWith('apps/mint-svc/src/'))).toBe(true);
+    expect(
+      violations[0]?.namedIn.some((where) => where.startsWith('apps/mint-svc/src/data/listings.ts:')),
+    ).toBe(true);
     expect(describeViolations(ref, violations)).toMatch(
-      /mint-svc migration 0099_drop_wrapped would drop column "wrapped"/,
+      /mint-svc migration 0099_drop_listed_by would drop column "listed_by"/,
     );
   });
 

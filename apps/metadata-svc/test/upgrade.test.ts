@@ -1,6 +1,7 @@
 /**
- * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while this release migrates the
- * same database beside it, and while a release whose migration fails midway tries to.
+ * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while the next release (this
+ * checkout plus an expand migration of `metadata_nonces`) migrates the same database beside it, and while a release
+ * whose migration fails midway tries to.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,9 @@ import { schemaRows } from '@nrp/testkit/src/schema-rows';
 import {
   readyAnswer,
   startUpgradeRehearsal,
-  steadyTraffic,
   type ReadyAnswer,
   type UpgradeRehearsal,
 } from '@nrp/testkit/src/upgrade';
-import { until } from '@nrp/testkit/src/until';
 import { BASE_URL, DOMAIN } from './support';
 
 const url = sharedPostgresUrl();
@@ -27,10 +26,17 @@ const runs = requireParts(
 
 (runs ? describe : describe.skip)('metadata-svc: an upgrade from the previous release', () => {
   let rehearsal: UpgradeRehearsal;
+  const databaseUp = ({ checks }: ReadyAnswer) => checks.database === 'ok';
   const blobDir = mkdtempSync(path.join(tmpdir(), 'metadata-upgrade-'));
 
   beforeAll(async () => {
-    rehearsal = await startUpgradeRehearsal(url, 'metadata-svc', 'metadata_nonces', {
+    const rehearsed = {
+      schema: 'metadata',
+      table: 'metadata_nonces',
+      migrationTable: 'metadata_migrations',
+      ready: databaseUp,
+    };
+    rehearsal = await startUpgradeRehearsal(url, 'metadata-svc', rehearsed, {
       BLOB_DIR: blobDir,
       PUBLIC_BASE_URL: BASE_URL,
       SIWE_DOMAINS: DOMAIN,
@@ -60,29 +66,35 @@ const runs = requireParts(
   };
   /** A read of the database: the uploaded avatar of a name that has none. */
   const avatar = async (base: string) => (await fetch(`${base}/profile/sepolia/nobody.eth/avatar`)).status;
-  const databaseUp = ({ checks }: ReadyAnswer) => checks.database === 'ok';
 
-  it('keeps serving through the migration, which sees every row; a failed migration changes nothing', async () => {
+  it('keeps serving through an expand migration, which sees every row; a failed migration changes nothing', async () => {
     const old = await rehearsal.start('previous');
     await readyAnswer(old.url, databaseUp);
     const issued: string[] = [];
-    const writesAndReads = steadyTraffic(async () => {
+    const upgrade = await rehearsal.upgrade(async () => {
       const [status, value] = await nonce(old.url);
       if (status === 200) issued.push(value);
       return [status, await avatar(old.url)];
     });
-    await until(() => writesAndReads.steps >= 5, 'writes to the previous release');
-    const current = await rehearsal.start('current');
-    await readyAnswer(current.url, databaseUp);
-    const stepsAtMigration = writesAndReads.steps;
-    await until(() => writesAndReads.steps >= stepsAtMigration + 5, 'writes after the migration');
-    expect(await writesAndReads.stop()).toEqual([]);
+    expect(upgrade.failures).toEqual([]);
+    expect(upgrade.migrations.at(-1)).toBe('9998_expands');
+    expect(upgrade.added).toEqual([
+      'column metadata_nonces.upgrade_digest text',
+      'column upgrade_digests.digest text',
+      'index metadata_nonces_by_upgrade_digest: CREATE INDEX metadata_nonces_by_upgrade_digest ON metadata.metadata_nonces USING btree (upgrade_digest)',
+      'index upgrade_digests_pkey: CREATE UNIQUE INDEX upgrade_digests_pkey ON metadata.upgrade_digests USING btree (digest)',
+    ]);
+    // Every nonce there was is backfilled (and copied); the previous release went on issuing nonces without the column.
+    expect(upgrade.backfilled).toBeGreaterThanOrEqual(upgrade.rowsAtStart);
+    expect(upgrade.copied).toBe(upgrade.backfilled);
+    expect(upgrade.unfilled).toBeGreaterThan(0);
+    const current = upgrade.next;
     expect(await avatar(current.url)).toBe(404);
     // Every nonce the previous release issued, before, during and after the migration, is a row.
     const nonces = (await schemaRows(rehearsal.database.db, 'metadata')).metadata_nonces?.join('\n') ?? '';
     expect(issued.filter((value) => !nonces.includes(value))).toEqual([]);
 
-    const failed = await rehearsal.failMigration('metadata', async () => [await avatar(old.url)]);
+    const failed = await rehearsal.failMigration(async () => [await avatar(old.url)]);
     expect(failed.refusal.status).toBe(503);
     expect(failed.refusal.checks.migrations).toMatch(
       /^migration "9999_fails_midway" failed: division by zero/,

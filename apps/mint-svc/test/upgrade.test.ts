@@ -1,17 +1,12 @@
 /**
- * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while this release migrates the
- * same database beside it, and while a release whose migration fails midway tries to.
+ * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while the next release (this
+ * checkout plus an expand migration of `mint_auth_nonces`) migrates the same database beside it, and while a release
+ * whose migration fails midway tries to.
  */
 import { Wallet } from 'ethers';
 import { NO_SHARED_POSTGRES, requireParts, sharedPostgresUrl } from '@nrp/testkit/src/requirements';
 import { schemaRows } from '@nrp/testkit/src/schema-rows';
-import {
-  readyAnswer,
-  startUpgradeRehearsal,
-  steadyTraffic,
-  type UpgradeRehearsal,
-} from '@nrp/testkit/src/upgrade';
-import { until } from '@nrp/testkit/src/until';
+import { readyAnswer, startUpgradeRehearsal, type UpgradeRehearsal } from '@nrp/testkit/src/upgrade';
 import { MINT_SIGNER_KEY } from '@nrp/testkit';
 import { SIWE_DOMAIN, signIn } from './helpers';
 
@@ -26,7 +21,8 @@ const runs = requireParts(
   let rehearsal: UpgradeRehearsal;
 
   beforeAll(async () => {
-    rehearsal = await startUpgradeRehearsal(url, 'mint-svc', 'mint_auth_nonces', {
+    const rehearsed = { schema: 'mint', table: 'mint_auth_nonces', migrationTable: 'mint_migrations' };
+    rehearsal = await startUpgradeRehearsal(url, 'mint-svc', rehearsed, {
       SIGNER_PRIVATE_KEY: MINT_SIGNER_KEY,
       SIWE_DOMAINS: SIWE_DOMAIN,
       // No chain: the routes used here read and write the database only.
@@ -53,25 +49,32 @@ const runs = requireParts(
     return res.status;
   }
 
-  it('keeps serving through the migration, which sees every row; a failed migration changes nothing', async () => {
+  it('keeps serving through an expand migration, which sees every row; a failed migration changes nothing', async () => {
     const old = await rehearsal.start('previous');
     await readyAnswer(old.url);
-    const writesAndReads = steadyTraffic(async () => [
+    const upgrade = await rehearsal.upgrade(async () => [
       await verifyMinter(old.url, old.url),
       (await names(old.url)).status,
     ]);
-    await until(() => writesAndReads.steps >= 5, 'writes to the previous release');
-    const current = await rehearsal.start('current');
-    await readyAnswer(current.url);
-    const stepsAtMigration = writesAndReads.steps;
-    await until(() => writesAndReads.steps >= stepsAtMigration + 5, 'writes after the migration');
-    expect(await writesAndReads.stop()).toEqual([]);
+    expect(upgrade.failures).toEqual([]);
+    expect(upgrade.migrations.at(-1)).toBe('9998_expands');
+    expect(upgrade.added).toEqual([
+      'column mint_auth_nonces.upgrade_digest text',
+      'column upgrade_digests.digest text',
+      'index mint_auth_nonces_by_upgrade_digest: CREATE INDEX mint_auth_nonces_by_upgrade_digest ON mint.mint_auth_nonces USING btree (upgrade_digest)',
+      'index upgrade_digests_pkey: CREATE UNIQUE INDEX upgrade_digests_pkey ON mint.upgrade_digests USING btree (digest)',
+    ]);
+    // Every nonce there was is backfilled (and copied); the previous release went on issuing nonces without the column.
+    expect(upgrade.backfilled).toBeGreaterThanOrEqual(upgrade.rowsAtStart);
+    expect(upgrade.copied).toBe(upgrade.backfilled);
+    expect(upgrade.unfilled).toBeGreaterThan(0);
+    const current = upgrade.next;
     // The current release consumes nonces the previous one wrote, and the other way round.
     expect(await verifyMinter(old.url, current.url)).toBe(200);
     expect(await verifyMinter(current.url, old.url)).toBe(200);
     expect((await schemaRows(rehearsal.database.db, 'mint')).mint_verified_minters).toHaveLength(1);
 
-    const failed = await rehearsal.failMigration('mint', async () => [(await names(old.url)).status]);
+    const failed = await rehearsal.failMigration(async () => [(await names(old.url)).status]);
     expect(failed.refusal.status).toBe(503);
     expect(failed.refusal.checks.migrations).toMatch(
       /^migration "9999_fails_midway" failed: division by zero/,

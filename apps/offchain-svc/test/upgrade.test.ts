@@ -1,16 +1,11 @@
 /**
- * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while this release migrates the
- * same database beside it, and while a release whose migration fails midway tries to.
+ * A rolling deploy: the previous release (`releases/previous`) serves and takes writes while the next release (this
+ * checkout plus an expand migration of `offchain_subnames`) migrates the same database beside it, and while a release
+ * whose migration fails midway tries to.
  */
 import { hashApiKey } from '@nrp/auth';
 import { NO_SHARED_POSTGRES, requireParts, sharedPostgresUrl } from '@nrp/testkit/src/requirements';
-import {
-  readyAnswer,
-  startUpgradeRehearsal,
-  steadyTraffic,
-  type UpgradeRehearsal,
-} from '@nrp/testkit/src/upgrade';
-import { until } from '@nrp/testkit/src/until';
+import { readyAnswer, startUpgradeRehearsal, type UpgradeRehearsal } from '@nrp/testkit/src/upgrade';
 import { ALICE } from './helpers';
 
 const url = sharedPostgresUrl();
@@ -25,7 +20,8 @@ const KEY = 'upgrade-test-key-0123456789abcdef';
   let rehearsal: UpgradeRehearsal;
 
   beforeAll(async () => {
-    rehearsal = await startUpgradeRehearsal(url, 'offchain-svc', 'offchain_subnames', {
+    const rehearsed = { schema: 'public', table: 'offchain_subnames', migrationTable: 'offchain_migrations' };
+    rehearsal = await startUpgradeRehearsal(url, 'offchain-svc', rehearsed, {
       BOOTSTRAP_API_KEY_HASH: hashApiKey(KEY),
       BOOTSTRAP_API_KEY_PARENTS: 'offchain.eth',
       WEBHOOK_DELIVERY_INTERVAL_MS: '0',
@@ -47,21 +43,28 @@ const KEY = 'upgrade-test-key-0123456789abcdef';
     });
   const subname = (base: string, label: string) => fetch(`${base}/api/v1/subnames/${label}.offchain.eth`);
 
-  it('keeps serving through the migration, which sees every row; a failed migration changes nothing', async () => {
+  it('keeps serving through an expand migration, which sees every row; a failed migration changes nothing', async () => {
     const old = await rehearsal.start('previous');
     await readyAnswer(old.url);
     const written: string[] = [];
-    const writesAndReads = steadyTraffic(async (i) => {
+    const upgrade = await rehearsal.upgrade(async (i) => {
       const write = await create(old.url, `sub${i}`);
       if (write.status === 201) written.push(`sub${i}`);
       return [write.status, (await subname(old.url, `sub${i}`)).status];
     });
-    await until(() => writesAndReads.steps >= 5, 'writes to the previous release');
-    const current = await rehearsal.start('current');
-    await readyAnswer(current.url);
-    const stepsAtMigration = writesAndReads.steps;
-    await until(() => writesAndReads.steps >= stepsAtMigration + 5, 'writes after the migration');
-    expect(await writesAndReads.stop()).toEqual([]);
+    expect(upgrade.failures).toEqual([]);
+    expect(upgrade.migrations.at(-1)).toBe('9998_expands');
+    expect(upgrade.added).toEqual([
+      'column offchain_subnames.upgrade_digest text',
+      'column upgrade_digests.digest text',
+      'index offchain_subnames_by_upgrade_digest: CREATE INDEX offchain_subnames_by_upgrade_digest ON public.offchain_subnames USING btree (upgrade_digest)',
+      'index upgrade_digests_pkey: CREATE UNIQUE INDEX upgrade_digests_pkey ON public.upgrade_digests USING btree (digest)',
+    ]);
+    // Every row there was is backfilled (and copied); the previous release went on writing rows without the column.
+    expect(upgrade.backfilled).toBeGreaterThanOrEqual(upgrade.rowsAtStart);
+    expect(upgrade.copied).toBe(upgrade.backfilled);
+    expect(upgrade.unfilled).toBeGreaterThan(0);
+    const current = upgrade.next;
 
     // Every subname the previous release wrote, before, during and after the migration, as it answers it.
     for (const label of written) {
@@ -69,7 +72,7 @@ const KEY = 'upgrade-test-key-0123456789abcdef';
       expect([after.status, await after.json()]).toEqual([before.status, await before.json()]);
     }
 
-    const failed = await rehearsal.failMigration('public', async () => [
+    const failed = await rehearsal.failMigration(async () => [
       (await subname(old.url, written[0] ?? '')).status,
     ]);
     expect(failed.refusal.status).toBe(503);

@@ -46,17 +46,18 @@ export async function releaseCode(ref: string, service: string): Promise<Release
   );
   if (theirs !== ours) {
     process.stderr.write(
-      `release ${ref} has other dependencies (package-lock.json): it runs on this checkout's\n`,
+      `release ${ref} has other dependencies (package-lock.json): it runs on this checkout's node_modules\n`,
     );
   }
   return withNodeModules(ref, dir, service);
 }
 
 /**
- * This checkout's code with `migration` (`'<name>': { up: async (db) => … }`, Kysely's `sql` in scope) added to
- * `service`'s migrations: a release whose migration the caller chose, e.g. one that fails midway.
+ * This checkout's code with `migrations` (each `'<name>': { up: async (db) => … }`, Kysely's `sql` in scope) added to
+ * `service`'s migrations: a release whose migrations the caller chose, e.g. one that expands the schema, or one that
+ * fails midway.
  */
-export async function workingTreeWithMigration(service: string, migration: string): Promise<ReleaseCode> {
+export async function workingTreeWithMigrations(service: string, migrations: string[]): Promise<ReleaseCode> {
   const dir = await mkdtemp(path.join(tmpdir(), 'nrp-release-'));
   for (const source of sources(service)) {
     await cp(path.join(REPO_ROOT, source), path.join(dir, source), {
@@ -68,7 +69,8 @@ export async function workingTreeWithMigration(service: string, migration: strin
   const opening = 'export const migrations: Record<string, Migration> = {';
   const text = await readFile(file, 'utf8');
   if (!text.includes(opening)) throw new Error(`${file} does not open its migrations with "${opening}"`);
-  await writeFile(file, text.replace(opening, `${opening}\n  ${migration},`));
+  const added = migrations.map((migration) => `\n  ${migration},`).join('');
+  await writeFile(file, text.replace(opening, `${opening}${added}`));
   return withNodeModules('working tree', dir, service);
 }
 

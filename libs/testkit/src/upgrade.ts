@@ -1,15 +1,33 @@
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { createTestDatabase, type TestDatabase } from './database';
-import { previousReleaseRef, releaseCode, workingTreeWithMigration } from './release-code';
+import { previousReleaseRef, releaseCode, workingTreeWithMigrations, type ReleaseCode } from './release-code';
 import { schemaRows } from './schema-rows';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 import { until } from './until';
 
-const REPO_ROOT = path.resolve(__dirname, '../../..');
+/** The migrations the rehearsal adds to this checkout: the next release's, and one that fails after it. */
+const EXPANDS = '9998_expands';
+const FAILS = '9999_fails_midway';
 
 /**
- * A migration (source text for `workingTreeWithMigration`) that fails midway: it creates a table, adds a column to
+ * An expand migration (source text for `workingTreeWithMigrations`) on `table`, as a release brings one: a nullable
+ * column without a default, backfilled from every row in one UPDATE, an index on it, and a new table filled with a row
+ * per backfilled row. Code that does not know the column keeps reading and writing `table`; its rows leave it null.
+ */
+export function expandMigration(name: string, table: string): string {
+  return `'${name}': {
+    up: async (db: Kysely<unknown>) => {
+      await sql\`ALTER TABLE ${table} ADD COLUMN upgrade_digest text\`.execute(db);
+      await sql\`UPDATE ${table} AS existing SET upgrade_digest = md5(existing::text)\`.execute(db);
+      await sql\`CREATE INDEX ${table}_by_upgrade_digest ON ${table} (upgrade_digest)\`.execute(db);
+      await sql\`CREATE TABLE upgrade_digests (digest text PRIMARY KEY)\`.execute(db);
+      await sql\`INSERT INTO upgrade_digests SELECT upgrade_digest FROM ${table}\`.execute(db);
+    },
+  }`;
+}
+
+/**
+ * A migration (source text for `workingTreeWithMigrations`) that fails midway: it creates a table, adds a column to
  * `table` and writes every row of it, then divides by zero. Being one transaction, it must leave nothing behind.
  */
 export function failingMigration(name: string, table: string): string {
@@ -93,24 +111,59 @@ export function steadyTraffic(step: (index: number) => Promise<number[]>): Traff
   };
 }
 
-/** The releases an upgrade rehearsal runs: the previous, this checkout, and this checkout plus a failing migration. */
-export type Release = 'previous' | 'current' | 'failing';
+/**
+ * The releases an upgrade rehearsal runs: the previous (`releases/previous`); the next, this checkout plus
+ * `expandMigration`; and the next plus `failingMigration`.
+ */
+export type Release = 'previous' | 'next' | 'failing';
+
+/** The service rehearsed: where it keeps its data (the rehearsal's migrations change `table`), and when it is ready. */
+export interface RehearsedService {
+  schema: string;
+  table: string;
+  /** The service's migration bookkeeping table in `schema` (`<service>_migrations`). */
+  migrationTable: string;
+  /** When a release is ready (default: `/ready` answers 200; a service without a chain here takes its database check). */
+  ready?: (answer: ReadyAnswer) => boolean;
+}
+
+/** A rolling deploy to the next release while the previous one serves, and what its expand migration did. */
+export interface Upgrade {
+  /** The next release's process, ready. */
+  next: ServiceProcess;
+  /** The previous release's answers of 500 or more throughout (`Traffic.stop`). */
+  failures: string[];
+  /** The migrations the migration table records, in name order. */
+  migrations: string[];
+  /** What the expand migration added to the schema's catalog (`schemaCatalog`). */
+  added: string[];
+  /** Rows of the table when the next release started. */
+  rowsAtStart: number;
+  /** Rows of the table whose new column the migration backfilled. */
+  backfilled: number;
+  /** Rows of the table the previous release wrote after the migration, not knowing the new column (so null). */
+  unfilled: number;
+  /** Rows of the migration's new table. */
+  copied: number;
+}
 
 /**
- * One service's rolling deploy, rehearsed on a database of its own: its previous release (`releases/previous`), this
- * checkout, and this checkout with `failingMigration` on `failingTable`, each started as a process on it.
+ * One service's rolling deploy, rehearsed on a database of its own: its previous release, the next release and the
+ * failing one (`Release`), each started as a process on it.
  */
 export interface UpgradeRehearsal {
   database: TestDatabase<unknown>;
   start(release: Release): Promise<ServiceProcess>;
   /**
+   * Runs `step` (writes and reads against the previous release) steadily; after five steps starts the next release,
+   * and once it is ready (`ready`), five steps more.
+   */
+  upgrade(step: (index: number) => Promise<number[]>): Promise<Upgrade>;
+  /**
    * Starts the failing release while `reads` run against the previous one, until the failing one answers `/ready`
    * with something else than 200: its answer, the 5xx of the reads, and the schema's catalog and rows before and after.
    */
-  failMigration(
-    schema: string,
-    reads: () => Promise<number[]>,
-  ): Promise<{
+  failMigration(reads: () => Promise<number[]>): Promise<{
     refusal: ReadyAnswer;
     failures: string[];
     before: { catalog: string[]; rows: Record<string, string[]> };
@@ -122,51 +175,77 @@ export interface UpgradeRehearsal {
 export async function startUpgradeRehearsal(
   url: string | undefined,
   service: string,
-  failingTable: string,
+  { schema, table, migrationTable, ready }: RehearsedService,
   env: Record<string, string>,
 ): Promise<UpgradeRehearsal> {
   const database = await createTestDatabase({ url });
   const previous = await releaseCode(await previousReleaseRef(), service);
-  const failing = await workingTreeWithMigration(
-    service,
-    failingMigration('9999_fails_midway', failingTable),
-  );
+  const expanding = expandMigration(EXPANDS, table);
+  const next = await workingTreeWithMigrations(service, [expanding]);
+  const failing = await workingTreeWithMigrations(service, [expanding, failingMigration(FAILS, table)]);
   const processes: ServiceProcess[] = [];
-  const entries: Record<Release, [string, string | undefined]> = {
-    previous: [previous.entry, previous.dir],
-    current: [path.join(REPO_ROOT, 'apps', service, 'src/main.ts'), undefined],
-    failing: [failing.entry, failing.dir],
-  };
+  const releases: Record<Release, ReleaseCode> = { previous, next, failing };
   const start = async (release: Release) => {
-    const [entry, cwd] = entries[release];
+    const { entry, dir } = releases[release];
     const started = await startServiceProcess(
       entry,
       { DATABASE_URL: database.url ?? '', ...env },
-      cwd ? { cwd } : {},
+      { cwd: dir },
     );
     processes.push(started);
     return started;
   };
-  const state = async (schema: string) => ({
+  const state = async () => ({
     catalog: await schemaCatalog(database.db, schema),
     rows: await schemaRows(database.db, schema),
   });
+  const count = async (where = sql`true`) => {
+    const { rows } = await sql<{ count: number }>`
+      select count(*)::int as count from ${sql.table(`${schema}.${table}`)} where ${where}`.execute(
+      database.db,
+    );
+    return rows[0]?.count ?? 0;
+  };
   return {
     database,
     start,
-    async failMigration(schema, reads) {
-      const before = await state(schema);
+    async upgrade(step) {
+      const traffic = steadyTraffic(step);
+      await until(() => traffic.steps >= 5, 'writes to the previous release');
+      const catalogBefore = await schemaCatalog(database.db, schema);
+      const rowsAtStart = await count();
+      const started = await start('next');
+      await readyAnswer(started.url, ready);
+      const stepsAtMigration = traffic.steps;
+      await until(() => traffic.steps >= stepsAtMigration + 5, 'writes after the migration');
+      const failures = await traffic.stop();
+      const migrations = await sql<{ name: string }>`
+        select name from ${sql.table(`${schema}.${migrationTable}`)} order by name`.execute(database.db);
+      const copied = await sql<{ count: number }>`
+        select count(*)::int as count from ${sql.table(`${schema}.upgrade_digests`)}`.execute(database.db);
+      return {
+        next: started,
+        failures,
+        migrations: migrations.rows.map(({ name }) => name),
+        added: (await schemaCatalog(database.db, schema)).filter((entry) => !catalogBefore.includes(entry)),
+        rowsAtStart,
+        backfilled: await count(sql`upgrade_digest is not null`),
+        unfilled: await count(sql`upgrade_digest is null`),
+        copied: copied.rows[0]?.count ?? 0,
+      };
+    },
+    async failMigration(reads) {
+      const before = await state();
       const traffic = steadyTraffic(reads);
       const broken = await start('failing');
       const refusal = await readyAnswer(broken.url, ({ status }) => status !== 200);
       await until(() => traffic.steps >= 5, 'reads while the failed release stands');
       const failures = await traffic.stop();
-      return { refusal, failures, before, after: await state(schema) };
+      return { refusal, failures, before, after: await state() };
     },
     async close() {
       for (const started of processes) await started.stop();
-      await previous.remove();
-      await failing.remove();
+      for (const release of Object.values(releases)) await release.remove();
       await database.close();
     },
   };
