@@ -38,4 +38,7 @@ module.exports = {
   modulePathIgnorePatterns: ['<rootDir>/libs/[^/]+/dist/'],
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker keeps what each test file's module registry leaves behind; past this after a file, jest starts a fresh
+  // one (a worker that had run ~70 files reached V8's 4 GB heap limit and thrashed in GC for minutes before dying).
+  workerIdleMemoryLimit: '1GB',
 };
