@@ -81,6 +81,29 @@ export interface HostileTarget {
    */
   runsPerRoute?: number;
   seed?: number;
+  /**
+   * 5xx problems the deployment under test answers to a valid request by design, checked like a 4xx (problem+json,
+   * nothing written) rather than reported: mint-svc's 503 MINT_CONTROLLER_NOT_CONFIGURED for a network the test
+   * configures no controller on, which a generated `network` reaches.
+   */
+  refusalsByDesign?: readonly RefusalByDesign[];
+}
+
+export interface RefusalByDesign {
+  status: number;
+  code: string;
+}
+
+/** A refusal: any 4xx, or a 5xx problem the target lists as its deployment's answer by design. */
+function isRefusal(answer: Answer, byDesign: readonly RefusalByDesign[] = []): boolean {
+  if (answer.status >= 400 && answer.status < 500) return true;
+  if (!byDesign.some(({ status }) => status === answer.status)) return false;
+  try {
+    const { code } = JSON.parse(answer.body) as { code?: unknown };
+    return byDesign.some((refusal) => refusal.status === answer.status && refusal.code === code);
+  } catch {
+    return false;
+  }
 }
 
 const MAX_ARRAY = 4;
@@ -623,8 +646,14 @@ function messageOf(err: unknown): string {
 }
 
 /** Why an answer breaks the rules, or undefined when it keeps them. */
-function violation(answer: Answer, stateChanged: boolean, unknownField?: string): string | undefined {
-  if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
+function violation(
+  answer: Answer,
+  stateChanged: boolean,
+  unknownField?: string,
+  byDesign?: readonly RefusalByDesign[],
+): string | undefined {
+  if (answer.status >= 500 && !isRefusal(answer, byDesign))
+    return `answered ${answer.status}: ${answer.body.slice(0, 300)}`;
   if (answer.status < 400) return unknownField ? `accepted the unknown field ${unknownField}` : undefined;
   if (!answer.contentType.startsWith('application/problem+json'))
     return `error with content type "${answer.contentType}"`;
@@ -707,8 +736,8 @@ async function firstProbeFinding(
         problem: `no answer: ${messageOf(err)}`,
       };
     }
-    const changed = answer.status >= 400 && answer.status < 500 && (await target.fingerprint()) !== before;
-    const problem = violation(answer, changed, req.unknownField) ?? pollution();
+    const changed = isRefusal(answer, target.refusalsByDesign) && (await target.fingerprint()) !== before;
+    const problem = violation(answer, changed, req.unknownField, target.refusalsByDesign) ?? pollution();
     if (problem) return { mutation: req.mutation, request: describe(req), status: answer.status, problem };
   }
   return undefined;
@@ -771,10 +800,10 @@ export async function hostileInputFindings(target: HostileTarget): Promise<Hosti
           };
           return false;
         }
-        const refused = answer.status >= 400 && answer.status < 500;
+        const refused = isRefusal(answer, target.refusalsByDesign);
         const changed = refused && (await target.fingerprint()) !== before;
         if (!refused || changed) before = undefined;
-        const problem = violation(answer, changed, req.unknownField) ?? pollution();
+        const problem = violation(answer, changed, req.unknownField, target.refusalsByDesign) ?? pollution();
         if (problem) last = { req, status: answer.status, problem };
         return problem === undefined;
       }),
