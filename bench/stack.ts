@@ -21,6 +21,7 @@ import {
   prepareDevChain,
   services,
   startDevChains,
+  startL2BlockTime,
   stopDevChains,
   type ServiceModule,
 } from '../scripts/dev-stack';
@@ -157,6 +158,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       await waitReady(url, child, module.name);
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
+    await startL2BlockTime(chains);
     const offchainApiKey = [...contributions.values()].find((c) => c.offchainApiKey)?.offchainApiKey;
     if (!offchainApiKey) throw new Error('the offchain dev stack hook issued no API key');
     return {

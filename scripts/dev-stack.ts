@@ -34,6 +34,7 @@ import {
   deployDevL2Parent,
   deployDevProvenL2Parent,
   type DevProvenL2Parent,
+  setIntervalMining,
 } from '@nrp/testkit';
 import * as metadata from '../apps/metadata-svc/dev/dev-stack';
 import * as metadataService from '../apps/metadata-svc/src/service';
@@ -50,6 +51,8 @@ import * as resolverConfig from '../apps/resolver-svc/src/config';
 import { buildConsolePage } from '../apps/console/scripts/build';
 import { createConsoleServer } from '../apps/console/src/server';
 
+/** Seconds between the L2's blocks once the stack runs, as on Base. */
+const L2_BLOCK_SECONDS = 2;
 /** How often the proposer posts the L2's latest output root on L1 (three 2-second L2 blocks). */
 const PROPOSE_EVERY_MS = 6000;
 
@@ -153,20 +156,24 @@ export interface DevChains {
   l2: AnvilNode;
 }
 
-/** Both anvils of the dev stack; the L2 mines a block every 2 s as Base does, so its state is never stale. */
+/**
+ * Both anvils of the dev stack, mining a block per transaction while the stack sets itself up (a setup transaction
+ * on the L2 would otherwise wait up to 2 s for its block); {@link startL2BlockTime} then gives the L2 Base's blocks.
+ */
 export async function startDevChains(ports: { l1?: number; l2?: number } = {}): Promise<DevChains> {
   const l1 = await startAnvil({ port: ports.l1 });
   try {
-    const l2 = await startAnvil({
-      port: ports.l2,
-      chainId: L2_NETWORK_CHAIN_IDS['base-sepolia'],
-      blockTime: 2,
-    });
+    const l2 = await startAnvil({ port: ports.l2, chainId: L2_NETWORK_CHAIN_IDS['base-sepolia'] });
     return { l1, l2 };
   } catch (err) {
     await l1.stop();
     throw err;
   }
+}
+
+/** Once the stack is set up: the L2 mines a block every 2 s as Base does, so its state is never stale. */
+export async function startL2BlockTime(chains: DevChains): Promise<void> {
+  await setIntervalMining(chains.l2, L2_BLOCK_SECONDS);
 }
 
 export async function stopDevChains(chains: DevChains): Promise<void> {
@@ -308,6 +315,7 @@ async function main(): Promise<void> {
       running.push(await service.start(env));
     }
     for (const contribution of contributions.values()) await contribution.afterStart?.();
+    await startL2BlockTime(chains);
     const consoleDir = path.join(dataDir, 'console');
     await buildConsolePage(consoleDir);
     consoleServer = createConsoleServer(consoleDir, { network: 'sepolia', services: ctx.services });

@@ -19,7 +19,14 @@ import { dnsEncode, namehash } from '@nrp/ens';
 import { freePort, startS3Server } from '@nrp/testkit';
 import { smokeConsoleImage } from './console-image-smoke';
 import { docker, dockerRun, removeContainer, startContainer } from './docker';
-import { prepareDevChain, services, startDevChains, stopDevChains, type ServiceModule } from './dev-stack';
+import {
+  prepareDevChain,
+  services,
+  startDevChains,
+  startL2BlockTime,
+  stopDevChains,
+  type ServiceModule,
+} from './dev-stack';
 
 const tag = process.argv[2] ?? 'dev';
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -232,6 +239,7 @@ async function main(): Promise<void> {
     }
     // What the hooks do once the services listen: the offchain demo subnames, created through the container's API.
     for (const contribution of contributions.values()) await contribution.afterStart?.();
+    await startL2BlockTime(chains);
     for (const [i, service] of services.entries()) {
       const row = rows[i] as Row;
       try {

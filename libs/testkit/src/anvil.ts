@@ -17,8 +17,6 @@ export interface AnvilOptions {
   chainId?: number;
   /** Default: a random free port. */
   port?: number;
-  /** Seconds between blocks; default: automine (a block per transaction). */
-  blockTime?: number;
 }
 
 export interface AnvilNode {
@@ -97,9 +95,8 @@ async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
   return undefined;
 }
 
-async function startOnce(chainId: number, port: number, blockTime: number | undefined): Promise<AnvilNode> {
+async function startOnce(chainId: number, port: number): Promise<AnvilNode> {
   const args = ['--silent', '--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
-  if (blockTime !== undefined) args.push('--block-time', String(blockTime));
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid === undefined) throw new AnvilError('anvil: failed to spawn');
   const pid = child.pid;
@@ -140,15 +137,26 @@ async function startOnce(chainId: number, port: number, blockTime: number | unde
   throw new AnvilError(`anvil did not answer eth_chainId on ${rpcUrl} within 15s: ${stderr.trim()}`);
 }
 
+/** From now on `node` mines a block every `seconds` (pending transactions wait for it) instead of one per transaction. */
+export async function setIntervalMining(node: AnvilNode, seconds: number): Promise<void> {
+  const res = await fetch(node.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setIntervalMining', params: [seconds] }),
+  });
+  const body = (await res.json()) as { error?: { message?: string } };
+  if (body.error) throw new AnvilError(`evm_setIntervalMining: ${body.error.message ?? 'refused'}`);
+}
+
 /** Starts a local anvil node (the binary itself, one PID) and waits until it answers `eth_chainId`. */
 export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   const chainId = opts.chainId ?? 11155111;
-  if (opts.port !== undefined) return startOnce(chainId, opts.port, opts.blockTime);
+  if (opts.port !== undefined) return startOnce(chainId, opts.port);
   // A random port can be taken between probing and binding: retry a couple of times.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(chainId, await freePort(), opts.blockTime);
+      return await startOnce(chainId, await freePort());
     } catch (err) {
       lastError = err;
     }
