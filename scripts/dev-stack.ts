@@ -20,22 +20,17 @@ import {
   startService,
 } from '@nrp/server';
 import { DEFAULT_EVM_COIN_TYPE, L2_NETWORK_CHAIN_IDS } from '@nrp/ens';
+// The test kit's modules this script runs, not its index: that loads every test tool (fast-check, pg, …) first.
+import { type AnvilNode, setIntervalMining, startAnvil } from '@nrp/testkit/src/anvil';
+import { deployDevL2Parent, deployDevProvenL2Parent, type DevProvenL2Parent } from '@nrp/testkit/src/dev-l2';
 import {
-  type AnvilNode,
-  BASE_COIN_TYPE,
-  deployEns,
+  DEV_L2_PARENT,
+  DEV_PROVEN_L2_PARENT,
   type DevStackContext,
   type DevStackContribution,
   type DevStackHook,
-  type EnsFixture,
-  startAnvil,
-  DEV_L2_PARENT,
-  DEV_PROVEN_L2_PARENT,
-  deployDevL2Parent,
-  deployDevProvenL2Parent,
-  type DevProvenL2Parent,
-  setIntervalMining,
-} from '@nrp/testkit';
+} from '@nrp/testkit/src/dev-stack';
+import { BASE_COIN_TYPE, deployEns, type EnsFixture } from '@nrp/testkit/src/ens-fixture';
 import * as metadata from '../apps/metadata-svc/dev/dev-stack';
 import * as metadataService from '../apps/metadata-svc/src/service';
 import * as metadataConfig from '../apps/metadata-svc/src/config';

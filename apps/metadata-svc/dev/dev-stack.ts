@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import { labelhash, namehash } from '@nrp/ens';
-import type { DevStackHook } from '@nrp/testkit';
+import type { DevStackHook } from '@nrp/testkit/src/dev-stack';
 import { stableImageUrl } from '../src/uploads/stable-url';
 
 /** A wrapped demo name, so `/metadata/network/11155111/token/{tokenId}` has something to show. */

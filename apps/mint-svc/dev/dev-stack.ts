@@ -8,7 +8,7 @@ import {
   l2RegistryArtifact,
 } from '@nrp/contracts';
 import { labelhash, namehash } from '@nrp/ens';
-import { DEV_L2_PARENT, DEV_PROVEN_L2_PARENT, type DevStackHook } from '@nrp/testkit';
+import { DEV_L2_PARENT, DEV_PROVEN_L2_PARENT, type DevStackHook } from '@nrp/testkit/src/dev-stack';
 
 const ONE_YEAR = 365 * 24 * 3600;
 export const DEV_MINT_PARENT = 'mint.eth';

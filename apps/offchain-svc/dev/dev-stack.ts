@@ -5,7 +5,8 @@ import { generateApiKey, hashApiKey } from '@nrp/auth';
 import { deployContract, l2NameResolverArtifact, signedOffchainResolverArtifact } from '@nrp/contracts';
 import { createOffchainClient, type CreateSubnameInput } from '@nrp/client';
 import { labelhash, namehash } from '@nrp/ens';
-import { DEV_L2_PARENT, ensNpmArtifacts, waitForReceipt, type DevStackHook } from '@nrp/testkit';
+import { DEV_L2_PARENT, type DevStackHook } from '@nrp/testkit/src/dev-stack';
+import { ensNpmArtifacts, waitForReceipt } from '@nrp/testkit/src/ens-fixture';
 import { API_KEY_PREFIX } from '../src/keys/api-keys';
 
 /** Where a local webhook receiver listens in development (`npm start`), unless WEBHOOK_ALLOWED_ORIGINS says otherwise. */

@@ -1,4 +1,4 @@
-import type { DevStackHook } from '@nrp/testkit';
+import type { DevStackHook } from '@nrp/testkit/src/dev-stack';
 
 /**
  * resolver-svc in the dev stack: it reads the chain, and mint-svc and offchain-svc for the names of an address. The
