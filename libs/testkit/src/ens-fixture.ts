@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { addresses as ensjsAddresses } from '@ensdomains/ensjs/contracts';
 import { sepolia } from 'viem/chains';
 import {
@@ -39,10 +43,10 @@ interface NpmArtifact {
   bytecode: string;
 }
 
-function npmArtifact(path: string): ContractArtifact {
+function npmArtifact(file: string): ContractArtifact {
   // The ENS npm packages ship truffle build JSON (abi + bytecode); load lazily, they are large.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const json = require(path) as NpmArtifact;
+  const json = require(file) as NpmArtifact;
   return { contractName: json.contractName, abi: json.abi, bytecode: json.bytecode };
 }
 
@@ -212,10 +216,16 @@ export class EnsFixture {
   readonly deployer: NonceManager;
   private readonly signers = new Map<string, NonceManager>();
 
-  private constructor(provider: JsonRpcProvider, deployer: NonceManager, addresses: EnsDeployment) {
+  private constructor(
+    provider: JsonRpcProvider,
+    deployer: NonceManager,
+    deployerAddress: string,
+    addresses: EnsDeployment,
+  ) {
     this.provider = provider;
     this.deployer = deployer;
     this.addresses = addresses;
+    this.signers.set(deployerAddress.toLowerCase(), deployer);
   }
 
   /**
@@ -230,6 +240,13 @@ export class EnsFixture {
       provider.destroy();
       throw err;
     }
+  }
+
+  /** The fixture of ENS already deployed at `addresses` by `deployerKey`. */
+  static at(rpcUrl: string, deployerKey: string, addresses: EnsDeployment): EnsFixture {
+    const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 50 });
+    const deployerWallet = new Wallet(deployerKey, provider);
+    return new EnsFixture(provider, new NonceManager(deployerWallet), deployerWallet.address, addresses);
   }
 
   private static async deployOn(provider: JsonRpcProvider, deployerKey: string): Promise<EnsFixture> {
@@ -276,8 +293,7 @@ export class EnsFixture {
     ]);
     await deployAt(provider, deployer, multicall3Artifact, [], at.multicall3);
     const addresses: EnsDeployment = { ...at, baseReverseRegistrar: await baseReverseRegistrar.getAddress() };
-    const fixture = new EnsFixture(provider, deployer, addresses);
-    fixture.signers.set(deployerWallet.address.toLowerCase(), deployer);
+    const fixture = new EnsFixture(provider, deployer, deployerWallet.address, addresses);
     const root = '0x' + '00'.repeat(32);
     const owner = deployerWallet.address;
     await fixture.send(registry, deployer, 'setSubnodeOwner', [root, labelhash('reverse'), owner]);
@@ -544,9 +560,90 @@ export class EnsFixture {
   }
 }
 
-/** Deploys ENS (real npm artifacts + our implementations of what npm lacks) on the chain at `rpcUrl`. */
-export function deployEns(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
-  return EnsFixture.deploy(rpcUrl, deployerKey);
+/**
+ * Deployments kept on this machine: anvil's state right after {@link EnsFixture.deploy} on a new chain, under a key
+ * of everything that deployment depends on. The same deployment on another new chain loads it instead of sending its
+ * ~40 transactions and traces again (~1.5 s a chain).
+ */
+const DEPLOYMENT_CACHE_DIR = path.join(tmpdir(), 'nrp-ens-deployments');
+
+interface CachedDeployment {
+  /** `anvil_dumpState` right after the deployment. */
+  state: string;
+  addresses: EnsDeployment;
+}
+
+let deploymentInputs: string | undefined;
+
+/** The cache file of a deployment by `deployer` onto the chain `provider` reaches, if that chain is new (block 0). */
+async function deploymentCacheFile(provider: JsonRpcProvider, deployer: string): Promise<string | undefined> {
+  const [blockNumber, chainId, client] = (await Promise.all([
+    provider.send('eth_blockNumber', []),
+    provider.send('eth_chainId', []),
+    provider.send('web3_clientVersion', []),
+  ])) as string[];
+  if (BigInt(blockNumber ?? '0x0') !== 0n) return undefined;
+  deploymentInputs ??= JSON.stringify({
+    // This file's own text: any change to how it deploys makes a new key.
+    fixture: readFileSync(__filename, 'utf8'),
+    artifacts: [
+      ensNpmArtifacts.ensRegistry,
+      ensNpmArtifacts.publicResolver,
+      ensNpmArtifacts.baseRegistrar,
+      ensNpmArtifacts.reverseRegistrar,
+      nameWrapperTestDoubleArtifact,
+      universalResolverArtifact,
+      reverseNameRegistrarArtifact,
+      multicall3Artifact,
+    ].map((artifact) => [artifact.abi, artifact.bytecode]),
+    constants: [SEPOLIA_ENS_ADDRESSES, String(DEFAULT_EVM_COIN_TYPE), BASE_COIN_TYPE, LOCAL_BATCH_GATEWAY],
+  });
+  const key = createHash('sha256')
+    .update(JSON.stringify([deploymentInputs, deployer, chainId, client]))
+    .digest('hex');
+  return path.join(DEPLOYMENT_CACHE_DIR, `${key}.json`);
+}
+
+function readCachedDeployment(file: string): CachedDeployment | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as CachedDeployment;
+  } catch {
+    return undefined; // not kept yet (or cut short): deploy, and keep it
+  }
+}
+
+function keepDeployment(file: string, deployment: CachedDeployment): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Written aside, then renamed: a reader sees the whole file or none.
+  const partial = `${file}.${process.pid}.${Date.now()}`;
+  writeFileSync(partial, JSON.stringify(deployment));
+  renameSync(partial, file);
+}
+
+/**
+ * Deploys ENS (real npm artifacts + our implementations of what npm lacks) on the chain at `rpcUrl`. On a new chain
+ * it loads the same deployment kept on this machine when there is one (the state is the same, only the past blocks'
+ * times differ), and keeps it otherwise.
+ */
+export async function deployEns(rpcUrl: string, deployerKey: string): Promise<EnsFixture> {
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
+  try {
+    const file = await deploymentCacheFile(provider, new Wallet(deployerKey).address);
+    const cached = file && readCachedDeployment(file);
+    if (cached) {
+      await provider.send('anvil_loadState', [cached.state]);
+      return EnsFixture.at(rpcUrl, deployerKey, cached.addresses);
+    }
+    const fixture = await EnsFixture.deploy(rpcUrl, deployerKey);
+    if (file)
+      keepDeployment(file, {
+        state: await provider.send('anvil_dumpState', []),
+        addresses: fixture.addresses,
+      });
+    return fixture;
+  } finally {
+    provider.destroy();
+  }
 }
 
 /**

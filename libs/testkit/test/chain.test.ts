@@ -1,6 +1,8 @@
-import { EnsPlugin, JsonRpcProvider, Network, ZeroAddress } from 'ethers';
+import { gunzipSync } from 'node:zlib';
+import { EnsPlugin, JsonRpcProvider, Network, Wallet, ZeroAddress } from 'ethers';
 import { namehash } from '@nrp/ens';
-import { startEnsChain, type EnsChain } from '../src/ens-fixture';
+import { startAnvil, type AnvilNode } from '../src/anvil';
+import { deployEns, EnsFixture, startEnsChain, type EnsChain } from '../src/ens-fixture';
 
 describe('ENS fixture on anvil, read with plain ethers v6', () => {
   let chain: EnsChain;
@@ -103,5 +105,78 @@ describe('ENS fixture on anvil, read with plain ethers v6', () => {
     // a primary name that does not resolve back is not returned
     await ens.setAddr('dave.eth', ZeroAddress.replace(/0$/, '1'));
     expect(await provider.lookupAddress(dave.address)).toBeNull();
+  });
+});
+
+/** EIP-2935's history contract (a system contract since Prague). */
+const BLOCK_HASH_HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935';
+
+describe('the ENS deployment kept on this machine', () => {
+  const nodes: AnvilNode[] = [];
+  const fixtures: EnsFixture[] = [];
+
+  afterAll(async () => {
+    for (const fixture of fixtures) fixture.destroy();
+    await Promise.all(nodes.map((node) => node.stop()));
+  });
+
+  async function newChain(): Promise<{ node: AnvilNode; key: string }> {
+    const node = await startAnvil();
+    nodes.push(node);
+    return { node, key: node.accounts[0]?.privateKey ?? '' };
+  }
+
+  async function rpc(node: AnvilNode, method: string, params: unknown[] = []): Promise<unknown> {
+    const res = await fetch(node.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: unknown }).result;
+  }
+
+  /**
+   * Every account of the chain (balance, nonce, code and storage) but EIP-2935's history contract, which stores the
+   * hashes of past blocks, and those differ from chain to chain by their times.
+   */
+  async function accounts(node: AnvilNode): Promise<Record<string, unknown>> {
+    const dump = Buffer.from(String(await rpc(node, 'anvil_dumpState')).slice(2), 'hex');
+    const state = JSON.parse(gunzipSync(dump).toString('utf8')) as { accounts: Record<string, unknown> };
+    const { [BLOCK_HASH_HISTORY]: history, ...rest } = state.accounts;
+    expect(history).toBeDefined();
+    return rest;
+  }
+
+  const blockHash = async (node: AnvilNode, number: number) =>
+    ((await rpc(node, 'eth_getBlockByNumber', [`0x${number.toString(16)}`, false])) as { hash: string }).hash;
+
+  it('a new chain loads it: every account as a deployment of its own leaves it, blocks included', async () => {
+    const fresh = await newChain();
+    fixtures.push(await EnsFixture.deploy(fresh.node.rpcUrl, fresh.key));
+    // The first keeps the deployment if this machine has none yet; the second loads it.
+    const first = await newChain();
+    fixtures.push(await deployEns(first.node.rpcUrl, first.key));
+    const second = await newChain();
+    const loaded = await deployEns(second.node.rpcUrl, second.key);
+    fixtures.push(loaded);
+
+    expect(await accounts(second.node)).toEqual(await accounts(fresh.node));
+    expect(await blockHash(second.node, 1)).toBe(await blockHash(first.node, 1));
+    expect(loaded.addresses).toEqual(fixtures[0]?.addresses);
+    const [, alice] = second.node.accounts;
+    await loaded.registerEthName('kept', alice?.address ?? '');
+    expect(await loaded.registryOwner('kept.eth')).toBe(alice?.address);
+  });
+
+  it('a chain that has a block already gets a deployment of its own, and keeps what it had', async () => {
+    const used = await newChain();
+    const [, , , , , sender] = used.node.accounts;
+    const receiver = Wallet.createRandom().address;
+    await rpc(used.node, 'eth_sendTransaction', [{ from: sender?.address, to: receiver, value: '0x1' }]);
+    const fixture = await deployEns(used.node.rpcUrl, used.key);
+    fixtures.push(fixture);
+    expect(await rpc(used.node, 'eth_getBalance', [receiver, 'latest'])).toBe('0x1');
+    expect(await rpc(used.node, 'eth_getTransactionCount', [sender?.address, 'latest'])).toBe('0x1');
+    expect(await fixture.registryOwner('eth')).toBe(fixture.addresses.baseRegistrar);
   });
 });
