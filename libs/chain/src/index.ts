@@ -94,6 +94,7 @@ export {
   mintControllerInterface,
   nameWrapperInterface,
   offchainResolverInterface,
+  proofVerifierInterface,
   resolverInterface,
   universalResolverInterface,
 } from './abis';
