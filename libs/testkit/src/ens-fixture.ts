@@ -575,14 +575,24 @@ interface CachedDeployment {
 
 let deploymentInputs: string | undefined;
 
+/** What anvil says of itself (`anvil_nodeInfo`). */
+interface AnvilNodeInfo {
+  currentBlockNumber: string;
+  hardFork: string;
+  transactionOrder: string;
+  /** Chain id, gas limit and prices. */
+  environment: unknown;
+  forkConfig: unknown;
+}
+
 /** The cache file of a deployment by `deployer` onto the chain `provider` reaches, if that chain is new (block 0). */
 async function deploymentCacheFile(provider: JsonRpcProvider, deployer: string): Promise<string | undefined> {
-  const [blockNumber, chainId, client] = (await Promise.all([
-    provider.send('eth_blockNumber', []),
-    provider.send('eth_chainId', []),
+  const [info, client] = (await Promise.all([
+    provider.send('anvil_nodeInfo', []),
     provider.send('web3_clientVersion', []),
-  ])) as string[];
-  if (BigInt(blockNumber ?? '0x0') !== 0n) return undefined;
+  ])) as [AnvilNodeInfo, string];
+  if (BigInt(info.currentBlockNumber) !== 0n) return undefined;
+  const { hardFork, transactionOrder, environment, forkConfig } = info;
   deploymentInputs ??= JSON.stringify({
     // This file's own text: any change to how it deploys makes a new key.
     fixture: readFileSync(__filename, 'utf8'),
@@ -599,7 +609,17 @@ async function deploymentCacheFile(provider: JsonRpcProvider, deployer: string):
     constants: [SEPOLIA_ENS_ADDRESSES, String(DEFAULT_EVM_COIN_TYPE), BASE_COIN_TYPE, LOCAL_BATCH_GATEWAY],
   });
   const key = createHash('sha256')
-    .update(JSON.stringify([deploymentInputs, deployer, chainId, client]))
+    .update(
+      JSON.stringify([
+        deploymentInputs,
+        deployer,
+        client,
+        hardFork,
+        transactionOrder,
+        environment,
+        forkConfig,
+      ]),
+    )
     .digest('hex');
   return path.join(DEPLOYMENT_CACHE_DIR, `${key}.json`);
 }
