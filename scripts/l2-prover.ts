@@ -8,8 +8,10 @@
  *     [--l1-block latest|finalized] [--port 8790]
  *
  * `--network` proves against the fault-dispute games Base posts (L2_FAULT_PROOF_ROLLUPS); `--portal` and
- * `--finder` against an L2OutputOracle (the dev stack's: `.data/dev-stack.json` → `provenL2`). Also `--host`
- * (default 127.0.0.1) and `--poll-ms` (how often the latest posted root is read, default 1000).
+ * `--finder` against an L2OutputOracle (the dev stack's: `contracts.optimismPortal` and `contracts.l2OutputFinder` in
+ * `.data/dev-stack.json`). Also `--host` (default 127.0.0.1) and `--poll-ms` (how often the latest posted root is
+ * read, default 1000). On SIGTERM or SIGINT it stops accepting, answers the lookups in flight (at most 5 s) and exits
+ * 0. Its image: the `prover` target of docker/Dockerfile.
  */
 import { parseArgs } from 'node:util';
 import { JsonRpcProvider } from 'ethers';
