@@ -28,13 +28,15 @@ export async function removeContainer(name: string): Promise<void> {
 
 /**
  * Starts `image` detached as `name` (replacing one of that name) the way operators run our images: on the host
- * network, with a read-only root filesystem and a tmpfs /tmp, and `env` as its variables.
+ * network, with a read-only root filesystem and a tmpfs /tmp, and `env` as its variables; `extraArgs` are more
+ * options of `docker run`, `command` the arguments after the image's name.
  */
 export async function startContainer(
   name: string,
   image: string,
   env: Record<string, string>,
   extraArgs: string[] = [],
+  command: string[] = [],
 ): Promise<void> {
   await removeContainer(name);
   await docker(
@@ -50,5 +52,6 @@ export async function startContainer(
     ...extraArgs,
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     image,
+    ...command,
   );
 }
