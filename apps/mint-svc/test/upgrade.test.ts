@@ -6,7 +6,12 @@
 import { Wallet } from 'ethers';
 import { NO_SHARED_POSTGRES, requireParts, sharedPostgresUrl } from '@nrp/testkit/src/requirements';
 import { schemaRows } from '@nrp/testkit/src/schema-rows';
-import { readyAnswer, startUpgradeRehearsal, type UpgradeRehearsal } from '@nrp/testkit/src/upgrade';
+import {
+  readyAnswer,
+  expectExpanded,
+  startUpgradeRehearsal,
+  type UpgradeRehearsal,
+} from '@nrp/testkit/src/upgrade';
 import { MINT_SIGNER_KEY } from '@nrp/testkit';
 import { SIWE_DOMAIN, signIn } from './helpers';
 
@@ -20,8 +25,9 @@ const runs = requireParts(
 (runs ? describe : describe.skip)('mint-svc: an upgrade from the previous release', () => {
   let rehearsal: UpgradeRehearsal;
 
+  const rehearsed = { schema: 'mint', table: 'mint_auth_nonces', migrationTable: 'mint_migrations' };
+
   beforeAll(async () => {
-    const rehearsed = { schema: 'mint', table: 'mint_auth_nonces', migrationTable: 'mint_migrations' };
     rehearsal = await startUpgradeRehearsal(url, 'mint-svc', rehearsed, {
       SIGNER_PRIVATE_KEY: MINT_SIGNER_KEY,
       SIWE_DOMAINS: SIWE_DOMAIN,
@@ -56,18 +62,7 @@ const runs = requireParts(
       await verifyMinter(old.url, old.url),
       (await names(old.url)).status,
     ]);
-    expect(upgrade.failures).toEqual([]);
-    expect(upgrade.migrations.at(-1)).toBe('9998_expands');
-    expect(upgrade.added).toEqual([
-      'column mint_auth_nonces.upgrade_digest text',
-      'column upgrade_digests.digest text',
-      'index mint_auth_nonces_by_upgrade_digest: CREATE INDEX mint_auth_nonces_by_upgrade_digest ON mint.mint_auth_nonces USING btree (upgrade_digest)',
-      'index upgrade_digests_pkey: CREATE UNIQUE INDEX upgrade_digests_pkey ON mint.upgrade_digests USING btree (digest)',
-    ]);
-    // Every nonce there was is backfilled (and copied); the previous release went on issuing nonces without the column.
-    expect(upgrade.backfilled).toBeGreaterThanOrEqual(upgrade.rowsAtStart);
-    expect(upgrade.copied).toBe(upgrade.backfilled);
-    expect(upgrade.unfilled).toBeGreaterThan(0);
+    expectExpanded(upgrade, rehearsed);
     const current = upgrade.next;
     // The current release consumes nonces the previous one wrote, and the other way round.
     expect(await verifyMinter(old.url, current.url)).toBe(200);

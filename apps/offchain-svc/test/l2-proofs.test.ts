@@ -5,7 +5,15 @@
  * Every refusal is a problem with `message`, no `data`, no host or port.
  */
 import request from 'supertest';
-import { AbiCoder, JsonRpcProvider, NonceManager, Wallet, isCallException, type Contract } from 'ethers';
+import {
+  AbiCoder,
+  Interface,
+  JsonRpcProvider,
+  NonceManager,
+  Wallet,
+  isCallException,
+  type Contract,
+} from 'ethers';
 import { resolverInterface } from '@nrp/chain';
 import { deployContract, provenL2ResolverArtifact } from '@nrp/contracts';
 import { dnsEncode } from '@nrp/ens';
@@ -13,6 +21,8 @@ import { L2_CHAIN_ID, deployDevRollup, startAnvil, type AnvilNode, type DevRollu
 import { ALICE, startOffchainService, type OffchainService } from './helpers';
 import { startGatewayL2, type GatewayL2 } from './l2-chain';
 import { addrCall, textCall } from './l2-gateway-helpers';
+
+const PROVE_REQUEST = new Interface(['function proveRequest(bytes context, (bytes ops) request)']);
 
 const NAME = 'erin.l2.eth';
 const PATH = '/api/v1/proofs/base-sepolia';
@@ -156,6 +166,10 @@ describe('proof route: storage proofs for ProvenL2Resolver', () => {
   it('answers 400 INVALID_PROOF_REQUEST for callData that is not proveRequest, reading nothing', async () => {
     await refused({ sender: ALICE, data: addrCall(NAME) }, 400, 'INVALID_PROOF_REQUEST');
     await refused({ sender: ALICE, data: '0x31c1980f00' }, 400, 'INVALID_PROOF_REQUEST');
+    // proveRequest whose context is shorter than the word naming the rollup commitment.
+    const shortContext = PROVE_REQUEST.encodeFunctionData('proveRequest', ['0x01', ['0x']]);
+    const res = await refused({ sender: ALICE, data: shortContext }, 400, 'INVALID_PROOF_REQUEST');
+    expect(res.body.message).toBe('the context names no commitment');
     expect(l2.proxy.seen).toEqual([]);
   });
 

@@ -63,6 +63,18 @@ export const UNIVERSAL_RESOLVER_ABI = [
   'error InvalidBatchGatewayResponse()',
 ] as const;
 
+/**
+ * Errors with which a proving resolver's verifier (ProvenL2Resolver on `@unruggable/gateways`) refuses a gateway's
+ * proofs in the callback.
+ */
+export const PROOF_VERIFIER_ABI = [
+  'error CommitTooOld(uint256 latest, uint256 got, uint256 window)',
+  'error CommitTooNew(uint256 latest, uint256 got)',
+  'error OutputNotFound()',
+  'error GameNotFound()',
+  'error InvalidProof()',
+] as const;
+
 /** ENSIP-21 batch gateway: one EIP-3668 request per query; a failed one answers its error data. */
 export const BATCH_GATEWAY_ABI = [
   'function query((address sender, string[] urls, bytes data)[] queries) view returns (bool[] failures, bytes[] responses)',
@@ -103,6 +115,7 @@ export const ensRegistryInterface = new Interface(ENS_REGISTRY_ABI);
 export const nameWrapperInterface = new Interface(NAME_WRAPPER_ABI);
 export const resolverInterface = new Interface(RESOLVER_ABI);
 export const universalResolverInterface = new Interface(UNIVERSAL_RESOLVER_ABI);
+export const proofVerifierInterface = new Interface(PROOF_VERIFIER_ABI);
 export const batchGatewayInterface = new Interface(BATCH_GATEWAY_ABI);
 export const offchainResolverInterface = new Interface(OFFCHAIN_RESOLVER_ABI);
 export const baseRegistrarInterface = new Interface(BASE_REGISTRAR_ABI);

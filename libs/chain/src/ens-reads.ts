@@ -3,6 +3,7 @@ import { dnsEncode, namehash, type Hex } from '@nrp/ens';
 import {
   EXTENDED_RESOLVER_INTERFACE_ID,
   ensRegistryInterface,
+  proofVerifierInterface,
   resolverInterface,
   universalResolverInterface,
 } from './abis';
@@ -100,10 +101,24 @@ function parseUrError(data: string): ErrorDescription | null {
   }
 }
 
-/** Message of a revert payload: Error(string) reason, or the raw hex. */
+/** What each refusal of a proving resolver's verifier means, in words (the client's error says which root). */
+const PROOF_REFUSALS: Record<string, (args: readonly unknown[]) => string> = {
+  CommitTooOld: ([latest, got, window]) =>
+    `the proofs are against L2 root ${String(got)}, older than the verifier accepts (latest ${String(latest)}, window ${String(window)})`,
+  CommitTooNew: ([latest, got]) =>
+    `the proofs are against L2 root ${String(got)}, newer than the verifier accepts (latest ${String(latest)})`,
+  OutputNotFound: () => 'the proofs name an L2 root the rollup has not posted',
+  GameNotFound: () => 'the proofs name an L2 root the rollup has not posted',
+  InvalidProof: () => 'a proof does not verify',
+};
+
+/** Message of a revert payload: a verifier's refusal in words, Error(string) reason, a known error, or the raw hex. */
 function describeRevert(data: string): string {
   if (data === '0x') return 'empty revert';
   try {
+    const refusal = proofVerifierInterface.parseError(data);
+    const words = refusal && PROOF_REFUSALS[refusal.name];
+    if (refusal && words) return `${refusal.name}: ${words(refusal.args)}`;
     const parsed = resolverInterface.parseError(data);
     if (parsed) return `${parsed.name}(${parsed.args.map(String).join(', ')})`;
   } catch {

@@ -94,6 +94,7 @@ export {
   mintControllerInterface,
   nameWrapperInterface,
   offchainResolverInterface,
+  proofVerifierInterface,
   resolverInterface,
   universalResolverInterface,
 } from './abis';
@@ -122,13 +123,14 @@ export {
   L2ProofNotServedError,
   L2ProofRequestError,
   L2_FAULT_PROOF_ROLLUPS,
-  checkL2ProofRequest,
   createL2ProofRollup,
   createL2Prover,
+  parseL2ProofRequest,
   l2ProofRollupsFromEnv,
   l2ProofsEnvSchema,
   type L2ProofRollupConfig,
   type L2Prover,
+  type L2ProofRequest,
   type L2ProverOptions,
 } from './l2-proofs';
 export { MAX_PROVER_BODY_BYTES, startL2ProverServer, type L2ProverServer } from './l2-prover-server';

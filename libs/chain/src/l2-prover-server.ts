@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { L2ProofRequestError, type L2Prover } from './l2-proofs';
+import { L2ProofRequestError, parseL2ProofRequest, type L2Prover } from './l2-proofs';
 
 /** A lookup is a few hundred bytes; anything past this is refused unread. */
 export const MAX_PROVER_BODY_BYTES = 256 * 1024;
@@ -63,7 +63,7 @@ async function answer(
   if (typeof request.sender !== 'string' || typeof request.data !== 'string')
     return send(res, 400, { message: 'body is { "sender", "data" }' });
   try {
-    send(res, 200, { data: await prover.prove(request.sender, request.data) });
+    send(res, 200, { data: await prover.prove(parseL2ProofRequest(request.sender, request.data)) });
   } catch (err) {
     if (err instanceof L2ProofRequestError) return send(res, 400, { message: err.message });
     onError(err);

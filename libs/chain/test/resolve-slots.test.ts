@@ -1,5 +1,11 @@
 import { AbiCoder, Interface } from 'ethers';
-import { UpstreamError, classifyResolveSlot, classifyRevert, universalResolverInterface } from '../src';
+import {
+  UpstreamError,
+  classifyResolveSlot,
+  classifyRevert,
+  proofVerifierInterface,
+  universalResolverInterface,
+} from '../src';
 
 const abi = AbiCoder.defaultAbiCoder();
 const ur = universalResolverInterface;
@@ -64,6 +70,34 @@ describe('classifyResolveSlot: what the UniversalResolver leaves in a multicall 
       message: `resolving a.eth: text("x"): ${message}`,
     });
   });
+
+  it.each([
+    [
+      'CommitTooOld',
+      ['CommitTooOld', [9, 2, 3]],
+      'CommitTooOld: the proofs are against L2 root 2, older than the verifier accepts (latest 9, window 3)',
+    ],
+    [
+      'CommitTooNew',
+      ['CommitTooNew', [9, 12]],
+      'CommitTooNew: the proofs are against L2 root 12, newer than the verifier accepts (latest 9)',
+    ],
+    [
+      'OutputNotFound',
+      ['OutputNotFound', []],
+      'OutputNotFound: the proofs name an L2 root the rollup has not posted',
+    ],
+    ['InvalidProof', ['InvalidProof', []], 'InvalidProof: a proof does not verify'],
+  ] as const)(
+    'a proving resolver’s refusal (%s) says in words which root it refused',
+    (_name, [error, args], words) => {
+      const refusal = proofVerifierInterface.encodeErrorResult(error, args);
+      expect(classifyRevert(ur.encodeErrorResult('ResolverError', [refusal]))).toEqual({
+        code: 'ResolverError',
+        message: `resolver reverted: ${words}`,
+      });
+    },
+  );
 
   it('an unknown revert is a ResolverError quoting the raw revert data', () => {
     const data = custom.encodeErrorResult('Unauthorized', ['0x000000000000000000000000000000000000dEaD']);

@@ -19,7 +19,7 @@ import {
   toUtf8Bytes,
   type Contract,
 } from 'ethers';
-import { EthProver, GATEWAY_ABI } from '@unruggable/gateways';
+import { EthProver } from '@unruggable/gateways';
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -40,7 +40,14 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { getEnsAddress, getEnsText } from 'viem/actions';
 import { sepolia } from 'viem/chains';
-import { createL2Prover, startL2ProverServer, type L2Prover, type L2ProverServer } from '@nrp/chain';
+import {
+  createL2Prover,
+  parseL2ProofRequest,
+  startL2ProverServer,
+  type L2Prover,
+  type L2ProofRequest,
+  type L2ProverServer,
+} from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
 import {
   BASE_COIN_TYPE,
@@ -81,7 +88,7 @@ const errorsAbi = parseAbi([
 ]);
 
 /** The prover the resolver's URL reaches: honest, unless a test makes it lie. */
-type Lie = (sender: string, data: string) => Promise<string>;
+type Lie = (request: L2ProofRequest) => Promise<string>;
 
 describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
   let l1: EnsChain;
@@ -144,9 +151,9 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
     honest = createL2Prover({ l1: l1Provider, l2: l2Provider, rollup: rollup.proverRollup, commitPollMs: 0 });
     gateway = await startL2ProverServer(
       {
-        prove: (sender, data) => {
+        prove: async (request) => {
           requests += 1;
-          return (lie ?? honest.prove)(sender, data);
+          return (await (lie ?? honest.prove)(request)) as Hex;
         },
       },
       { host: '127.0.0.1', port: 0, onError: () => undefined },
@@ -310,14 +317,6 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       }
     }
 
-    function requestOps(data: string): { ctx: string; ops: string } {
-      const [ctx, [ops]] = GATEWAY_ABI.decodeFunctionData('proveRequest', data) as unknown as [
-        string,
-        [string],
-      ];
-      return { ctx, ops };
-    }
-
     /** Proofs of `ops` at L2 block `block`, presented as the output at `claimedIndex`. */
     async function proveAtBlock(ops: string, block: bigint, claimedIndex: bigint): Promise<string> {
       const prover = new EthProver(l2Provider, block);
@@ -373,36 +372,43 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
     beforeAll(async () => {
       await rollup.propose();
       lookup = await raiseLookup();
-      context = { index: BigInt(requestOps(lookup.callData).ctx) };
-      expect(await callbackError(await honest.prove(resolver, lookup.callData))).toBeUndefined();
+      context = { index: parseL2ProofRequest(resolver, lookup.callData).commitIndex };
+      expect(
+        await callbackError(await honest.prove(parseL2ProofRequest(resolver, lookup.callData))),
+      ).toBeUndefined();
     });
 
     it('a proof of another slot (another name’s records)', async () => {
       const other = namehash(`erin.${PARENT}`).slice(2);
-      const forged = (data: string) => data.replaceAll(namehash(CAROL).slice(2), other);
-      expect(forged(lookup.callData)).not.toBe(lookup.callData);
-      lie = (sender, data) => honest.prove(sender, forged(data));
-      expect(await callbackError(await lie(resolver, lookup.callData))).toMatch(/^MerkleTrie: /);
+      const forged = (ops: Hex) => ops.replaceAll(namehash(CAROL).slice(2), other) as Hex;
+      const { ops } = parseL2ProofRequest(resolver, lookup.callData);
+      expect(forged(ops)).not.toBe(ops);
+      lie = (request) => honest.prove({ ...request, ops: forged(request.ops) });
+      expect(await callbackError(await lie(parseL2ProofRequest(resolver, lookup.callData)))).toMatch(
+        /^MerkleTrie: /,
+      );
       await expectClientsRefuse();
     });
 
     it('a proof of another registry (the same name, another holder and records)', async () => {
-      const forged = (data: string) =>
-        data.replaceAll(registry.slice(2).toLowerCase(), otherRegistry.slice(2).toLowerCase());
-      expect(forged(lookup.callData)).not.toBe(lookup.callData);
-      lie = (sender, data) => honest.prove(sender, forged(data));
-      expect(await callbackError(await lie(resolver, lookup.callData))).toMatch(/^MerkleTrie: /);
+      const forged = (ops: Hex) =>
+        ops.replaceAll(registry.slice(2).toLowerCase(), otherRegistry.slice(2).toLowerCase()) as Hex;
+      const { ops } = parseL2ProofRequest(resolver, lookup.callData);
+      expect(forged(ops)).not.toBe(ops);
+      lie = (request) => honest.prove({ ...request, ops: forged(request.ops) });
+      expect(await callbackError(await lie(parseL2ProofRequest(resolver, lookup.callData)))).toMatch(
+        /^MerkleTrie: /,
+      );
       await expectClientsRefuse();
     });
 
     it('a proof at another block than the posted root’s', async () => {
       await l2Send(carol, 'setText', [namehash(CAROL), 'description', 'Not yet posted']);
       const unposted = BigInt(await l2Provider.getBlockNumber());
-      lie = (_sender, data) => {
-        const { ctx, ops } = requestOps(data);
-        return proveAtBlock(ops, unposted, BigInt(ctx));
-      };
-      expect(await callbackError(await lie(resolver, lookup.callData))).toBe('OP: invalid root');
+      lie = ({ ops, commitIndex }) => proveAtBlock(ops, unposted, commitIndex);
+      expect(await callbackError(await lie(parseL2ProofRequest(resolver, lookup.callData)))).toBe(
+        'OP: invalid root',
+      );
       await expectClientsRefuse();
       await l2Send(carol, 'setText', [namehash(CAROL), 'description', 'Proven profile']);
     });
@@ -410,18 +416,22 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
     it('a tampered value', async () => {
       const value = hexlify(toUtf8Bytes('Proven profile')).slice(2);
       const tampered = hexlify(toUtf8Bytes('Forged profile')).slice(2);
-      lie = async (sender, data) => {
-        const answer = await honest.prove(sender, data);
+      lie = async (request) => {
+        const answer = await honest.prove(request);
         if (!answer.includes(value)) throw new Error('the value is not in the proof');
         return answer.replace(value, tampered);
       };
-      expect(await callbackError(await lie(resolver, lookup.callData))).toMatch(/^MerkleTrie: /);
+      expect(await callbackError(await lie(parseL2ProofRequest(resolver, lookup.callData)))).toMatch(
+        /^MerkleTrie: /,
+      );
       await expectClientsRefuse();
     });
 
     it('a root that was never posted', async () => {
-      lie = (_sender, data) => proveAtBlock(requestOps(data).ops, BigInt(0), context.index + 1000n);
-      expect(await callbackError(await lie(resolver, lookup.callData))).toBe('OutputNotFound');
+      lie = ({ ops }) => proveAtBlock(ops, BigInt(0), context.index + 1000n);
+      expect(await callbackError(await lie(parseL2ProofRequest(resolver, lookup.callData)))).toBe(
+        'OutputNotFound',
+      );
       expect(await clientSees()).toBe('OutputNotFound');
       await expectClientsRefuse();
     });
@@ -431,7 +441,8 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       await l2Send(carol, 'setText', [namehash(CAROL), 'url', 'https://carol.example']);
       const newer = await rollup.propose();
       if (!newer) throw new Error('no newer root posted');
-      const answer = await proveAtBlock(requestOps(raised.callData).ops, newer.l2BlockNumber, newer.index);
+      const { ops } = parseL2ProofRequest(resolver, raised.callData);
+      const answer = await proveAtBlock(ops, newer.l2BlockNumber, newer.index);
       expect(await callbackError(answer, raised.extraData)).toBe('CommitTooNew');
     });
 
@@ -449,9 +460,11 @@ describe('proven L2 subnames (ProvenL2Resolver + Unruggable Gateways)', () => {
       await rollup.propose();
       expect(await getEnsText(l1Viem, { name: CAROL, key: 'description' })).toBe('Dave’s now');
       expect(await getEnsAddress(l1Viem, { name: CAROL })).toBe(dave.address);
-      lie = (_sender, data) => proveAtBlock(requestOps(data).ops, previous.l2BlockNumber, previous.index);
+      lie = ({ ops }) => proveAtBlock(ops, previous.l2BlockNumber, previous.index);
       const fresh = await raiseLookup();
-      expect(await callbackError(await lie(resolver, fresh.callData), fresh.extraData)).toBe('CommitTooOld');
+      expect(
+        await callbackError(await lie(parseL2ProofRequest(resolver, fresh.callData)), fresh.extraData),
+      ).toBe('CommitTooOld');
       expect(await clientSees()).toBe('CommitTooOld');
       await expectClientsRefuse();
     });

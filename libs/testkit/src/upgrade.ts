@@ -148,6 +148,29 @@ export interface Upgrade {
 }
 
 /**
+ * Asserts what `expandMigration` must have done in an upgrade of the service keeping its data in `table` of
+ * `schema`: the previous release answered no 5xx throughout, the migration is recorded last, it added exactly its
+ * column, table and indexes, every row there was when it ran is backfilled (and copied), and the previous release
+ * went on writing rows without the column.
+ */
+export function expectExpanded(
+  upgrade: Upgrade,
+  { schema, table }: Pick<RehearsedService, 'schema' | 'table'>,
+): void {
+  expect(upgrade.failures).toEqual([]);
+  expect(upgrade.migrations.at(-1)).toBe(EXPANDS);
+  expect(upgrade.added).toEqual([
+    `column ${table}.upgrade_digest text`,
+    'column upgrade_digests.digest text',
+    `index ${table}_by_upgrade_digest: CREATE INDEX ${table}_by_upgrade_digest ON ${schema}.${table} USING btree (upgrade_digest)`,
+    `index upgrade_digests_pkey: CREATE UNIQUE INDEX upgrade_digests_pkey ON ${schema}.upgrade_digests USING btree (digest)`,
+  ]);
+  expect(upgrade.backfilled).toBeGreaterThanOrEqual(upgrade.rowsAtStart);
+  expect(upgrade.copied).toBe(upgrade.backfilled);
+  expect(upgrade.unfilled).toBeGreaterThan(0);
+}
+
+/**
  * One service's rolling deploy, rehearsed on a database of its own: its previous release, the next release and the
  * failing one (`Release`), each started as a process on it.
  */

@@ -7,14 +7,15 @@
 import {
   L2ProofNotServedError,
   L2ProofRequestError,
-  checkL2ProofRequest,
   createL2Prover,
+  parseL2ProofRequest,
   l2ProofRollupsFromEnv,
   settlementOf,
   toUpstreamError,
   type L2NetworkName,
   type L2NetworksConfig,
   type L2Prover,
+  type L2ProofRequest,
   type L2Providers,
   type NetworkProviders,
 } from '@nrp/chain';
@@ -79,16 +80,17 @@ export async function proveLookup(
   callData: string,
   admit: () => Promise<void>,
 ): Promise<{ data: string }> {
+  let request: L2ProofRequest;
   try {
-    checkL2ProofRequest(sender, callData);
+    request = parseL2ProofRequest(sender, callData);
   } catch (err) {
-    throw problem(proofProblems.INVALID_PROOF_REQUEST, (err as Error).message);
+    if (err instanceof L2ProofRequestError) throw problem(proofProblems.INVALID_PROOF_REQUEST, err.message);
+    throw err;
   }
   await admit();
   try {
-    return { data: await provers[network].prove(sender, callData) };
+    return { data: await provers[network].prove(request) };
   } catch (err) {
-    if (err instanceof L2ProofRequestError) throw problem(proofProblems.INVALID_PROOF_REQUEST, err.message);
     if (err instanceof L2ProofNotServedError)
       throw problem(proofProblems.L2_CONTRACT_NOT_SERVED, err.message);
     const upstream = toUpstreamError(`proving on ${network}`, err);
