@@ -1,23 +1,25 @@
 /**
  * `npm run deploy:proven-l2-resolver`: deploys, on the L1 a real L2 settles on, the Unruggable Gateways
  * OPFaultVerifier for that L2's fault-dispute games (L2_FAULT_PROOF_ROLLUPS: the package's AnchorStateRegistry and
- * OPFaultGameFinder, the respected game type, games at least an hour old) and a ProvenL2Resolver for one of our
- * L2Registry contracts on it. Not run by any test or by `npm start` (only 127.0.0.1 is reachable here); the
+ * OPFaultGameFinder; by default the respected game type, games at least an hour old) and a ProvenL2Resolver for
+ * one of our L2Registry contracts on it. Not run by any test or by `npm start` (only 127.0.0.1 is reachable here); the
  * verifier's choice of game is tested against simulated games (libs/contracts/test/op-fault-games.test.ts). Usage:
  *
  *   DEPLOYER_PRIVATE_KEY=0x… npm run deploy:proven-l2-resolver -- --network base|base-sepolia \
  *     --l1 <Ethereum or Sepolia RPC URL> --registry <L2Registry on the L2> --gateway <proof URL> \
- *     [--window-seconds 10800]
+ *     [--window-seconds 10800] [--game-types 0,1] [--min-age-seconds 3600]
  *
  * `--gateway` is the resolver's prover URL (offchain-svc's `https://…/api/v1/proofs/<network>`, or anyone's
  * `npm run prover`); the owner (the deployer) may change it later with `setGatewayUrls`. `--window-seconds`: how
  * much older than the newest acceptable game a proof's game may be (default 3 hours: Base creates a game about
- * every hour, so a prover one game behind, or a proposal late, is still answered). Prints the addresses; the parent
+ * every hour, so a prover one game behind, or a proposal late, is still answered). `--game-types` (default: the
+ * registry's respected game type) and `--min-age-seconds` (default 3600) are the games the verifier accepts: give
+ * the provers the same (`<L2>_PROOF_GAME_TYPES`, `<L2>_PROOF_MIN_AGE_SECONDS`). Prints the addresses; the parent
  * then sets the resolver in the ENS registry.
  */
 import { parseArgs } from 'node:util';
 import { JsonRpcProvider, NonceManager, Wallet, isAddress } from 'ethers';
-import { L2_FAULT_PROOF_ROLLUPS } from '@nrp/chain';
+import { envPrefix, l2ProofRollupsFromEnv, l2ProofsEnvSchema } from '@nrp/chain';
 import { deployContract, deployOpFaultVerifier, provenL2ResolverArtifact } from '@nrp/contracts';
 import { L2_NETWORK_CHAIN_IDS } from '@nrp/ens';
 
@@ -32,6 +34,8 @@ async function main(): Promise<void> {
       registry: { type: 'string' },
       gateway: { type: 'string' },
       'window-seconds': { type: 'string', default: String(WINDOW_SECONDS) },
+      'game-types': { type: 'string' },
+      'min-age-seconds': { type: 'string' },
     },
     strict: true,
   });
@@ -47,7 +51,13 @@ async function main(): Promise<void> {
   if (!Number.isInteger(windowSeconds) || windowSeconds <= 0)
     throw new Error('--window-seconds is a positive integer');
 
-  const rollup = L2_FAULT_PROOF_ROLLUPS[network];
+  const rollup = l2ProofRollupsFromEnv(
+    l2ProofsEnvSchema.parse({
+      [`${envPrefix(network)}_PROOF_GAME_TYPES`]: values['game-types'],
+      [`${envPrefix(network)}_PROOF_MIN_AGE_SECONDS`]: values['min-age-seconds'],
+    }),
+  )[network];
+  if (rollup.kind !== 'op-fault') throw new Error(`${network} is not proven by fault-dispute games`);
   const provider = new JsonRpcProvider(values.l1);
   try {
     const signer = new NonceManager(new Wallet(key, provider));

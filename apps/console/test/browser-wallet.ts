@@ -2,7 +2,8 @@
  * The wallet the console's browser test injects: an EIP-1193 provider (`window.ethereum`) whose signatures come
  * from an anvil account's key in the test process and whose other requests (`eth_sendTransaction` included: anvil's
  * accounts are unlocked) go to anvil. It starts on the wrong chain (mainnet), can be told to reject the next request
- * of a method (code 4001), and can switch to another of the stack's accounts (`accountsChanged`).
+ * of a method (code 4001) or to send a transaction of its own before the next one, and can switch to another of the
+ * stack's accounts (`accountsChanged`).
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { type Hex, hexToString, isHex } from 'viem';
@@ -45,6 +46,8 @@ export interface TestWallet {
   accountIndex: number;
   /** A method whose next request the wallet rejects (EIP-1193 code 4001). */
   rejectNext: string | undefined;
+  /** Before the next eth_sendTransaction, sends one of its own first (0 ETH to itself), as another page might. */
+  sendFirst: boolean;
   readonly address: Hex;
   /** Becomes another of the stack's accounts and tells the page (`accountsChanged`). */
   switchAccount(page: Page, index: number): Promise<void>;
@@ -76,6 +79,7 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
     chainId: 1,
     accountIndex: 0,
     rejectNext: undefined,
+    sendFirst: false,
     get address() {
       if (external) return external.address;
       const account = accounts[wallet.accountIndex];
@@ -120,6 +124,12 @@ export async function injectWallet(context: BrowserContext, stack: DevStackFile)
             result: external ? external.signMessage(text) : await account?.signMessage({ message: text }),
           };
         }
+        case 'eth_sendTransaction':
+          if (wallet.sendFirst) {
+            wallet.sendFirst = false;
+            await rpc(method, [{ from: wallet.address, to: wallet.address, value: '0x0' }]);
+          }
+          return { result: await rpc(method, params) };
         default:
           return { result: await rpc(method, params) };
       }

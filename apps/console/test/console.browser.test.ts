@@ -27,6 +27,7 @@ import {
 } from '@nrp/testkit';
 import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
 import { injectWallet, type TestWallet } from './browser-wallet';
+import { expectText } from './page-text';
 
 const root = path.resolve(__dirname, '../../..');
 const browserAvailable = browserTestsCanRun('the console browser test');
@@ -643,16 +644,4 @@ describeInBrowser('the console in Chromium, against npm start', () => {
       await wallet.switchAccount(page, 0);
     }
   }, 60_000);
-
-  /** Waits for `text` in the locator's first element; a timeout says what the element read instead. */
-  async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
-    let seen = '';
-    await until(
-      async () => (seen = (await locator.first().textContent()) ?? '').includes(text),
-      `"${text}" in ${locator.toString()}`,
-      15_000,
-    ).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}; it read "${seen}"`);
-    });
-  }
 });

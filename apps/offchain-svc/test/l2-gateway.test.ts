@@ -287,6 +287,8 @@ describe('L2 gateway: records of L2Registry names, signed', () => {
       await tx.wait();
     }
     const resolver = await l1.ens.resolverOf('l2.eth');
+    // The deployment got the address the answer announced, the one its setResolver step set.
+    expect(provenOption?.steps.map((step) => step.contractAddress)).toEqual([resolver, null]);
     const proven = new Contract(resolver, provenL2ResolverArtifact.abi, l1.ens.deployer);
     expect(await proven.getFunction('verifier')()).toBe(getAddress(VERIFIER));
     expect(await proven.getFunction('l2Registry')()).toBe(l2.registry);

@@ -97,6 +97,15 @@ const l2SetupStepSchema = setupStepSchema.extend({
     description:
       'Contract to call (the ENS registry, or the NameWrapper); null: a contract creation (the resolver).',
   }),
+  contractAddress: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "For a contract creation: the address it gets when it is the controller's next transaction, the one the " +
+        'setResolver step after it names (a wallet checks its receipt against it before sending that step); null for ' +
+        'a call.',
+    }),
 });
 
 export const l2ResolverOptionSchema = z

@@ -219,9 +219,16 @@ export const L2_FAULT_PROOF_ROLLUPS = {
   },
 } as const satisfies Record<L2NetworkName, L2ProofRollupConfig>;
 
+/** A comma-separated list of dispute game types (`0,1`); empty: the registry's respected game type. */
+const gameTypesEnv = z
+  .string()
+  .regex(/^(\d+(,\d+)*)?$/, 'comma-separated game type numbers, or empty for the respected game type')
+  .transform((list) => (list === '' ? [] : list.split(',').map(Number)));
+
 /**
  * zod schema of the prover's env vars: `<L2>_PROOF_OPTIMISM_PORTAL` and `<L2>_PROOF_OUTPUT_FINDER` (an
- * L2OutputOracle rollup, as the dev stack's; unset: the fault-dispute games of L2_FAULT_PROOF_ROLLUPS),
+ * L2OutputOracle rollup, as the dev stack's; unset: the fault-dispute games of L2_FAULT_PROOF_ROLLUPS, whose
+ * accepted `<L2>_PROOF_GAME_TYPES` and `<L2>_PROOF_MIN_AGE_SECONDS` must be those its L1 verifier was deployed with),
  * `L2_PROOF_L1_BLOCK_TAG` (the L1 block the output oracle is read at: `finalized`, or `latest` on anvil) and
  * `L2_PROOF_COMMIT_POLL_MS` (how long the latest root is cached).
  */
@@ -230,6 +237,10 @@ export const l2ProofsEnvSchema = z.object({
   BASE_PROOF_OUTPUT_FINDER: ethAddress.optional(),
   BASE_SEPOLIA_PROOF_OPTIMISM_PORTAL: ethAddress.optional(),
   BASE_SEPOLIA_PROOF_OUTPUT_FINDER: ethAddress.optional(),
+  BASE_PROOF_GAME_TYPES: gameTypesEnv.optional(),
+  BASE_SEPOLIA_PROOF_GAME_TYPES: gameTypesEnv.optional(),
+  BASE_PROOF_MIN_AGE_SECONDS: z.coerce.number().int().min(0).optional(),
+  BASE_SEPOLIA_PROOF_MIN_AGE_SECONDS: z.coerce.number().int().min(0).optional(),
   L2_PROOF_L1_BLOCK_TAG: z.enum(['latest', 'finalized']).default('finalized'),
   L2_PROOF_COMMIT_POLL_MS: z.coerce.number().int().min(0).default(5000),
 });
@@ -242,7 +253,12 @@ export function l2ProofRollupsFromEnv(parsed: L2ProofsEnv): Record<L2NetworkName
     const prefix = envPrefix(name);
     const portal = env[`${prefix}_PROOF_OPTIMISM_PORTAL`];
     const finder = env[`${prefix}_PROOF_OUTPUT_FINDER`];
-    if (typeof portal !== 'string' || typeof finder !== 'string') return L2_FAULT_PROOF_ROLLUPS[name];
+    if (typeof portal !== 'string' || typeof finder !== 'string') {
+      const games = L2_FAULT_PROOF_ROLLUPS[name];
+      const gameTypes = env[`${prefix}_PROOF_GAME_TYPES`] as number[] | undefined;
+      const minAgeSec = env[`${prefix}_PROOF_MIN_AGE_SECONDS`] as number | undefined;
+      return { ...games, gameTypes: gameTypes ?? games.gameTypes, minAgeSec: minAgeSec ?? games.minAgeSec };
+    }
     return {
       kind: 'op-output-oracle',
       optimismPortal: portal,

@@ -16,6 +16,8 @@ export type {
   CreatedKey,
   CreateKeyInput,
   CreateSessionInput,
+  L2ParentSetup,
+  L2ResolverOption,
   ParentSetup,
   Session,
   SetupStep,

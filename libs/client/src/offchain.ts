@@ -25,6 +25,8 @@ export {
   type CreatedKey,
   type CreateKeyInput,
   type CreateSessionInput,
+  type L2ParentSetup,
+  type L2ResolverOption,
   type OffchainSelfServeMethods,
   type ParentSetup,
   type Session,

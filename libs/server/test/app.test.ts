@@ -370,9 +370,7 @@ describe('rate limiting', () => {
     expect(res.body.code).toBe('RATE_LIMITED');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     // IETF draft-8: one list member per limit the request counts against, the global one first.
-    expect(res.headers['ratelimit-policy']).toMatch(
-      /^"global"; q=1000; w=60, "create"; q=3; w=60$/,
-    );
+    expect(res.headers['ratelimit-policy']).toMatch(/^"global"; q=1000; w=60, "create"; q=3; w=60$/);
     expect(res.headers.ratelimit).toMatch(/^"global"; r=996; t=(59|60), "create"; r=0; t=(59|60)$/);
   });
 

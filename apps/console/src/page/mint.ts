@@ -112,7 +112,7 @@ export function mintSection(
       `Signed: ${formatEther(call.value)} ETH to ${signed.mintController}, valid until ${new Date(signed.content.signatureExpiry * 1000).toLocaleTimeString()}. Confirm the transaction in the wallet…`,
       'busy',
     );
-    const hash = await wallet.send(account, call);
+    const { hash } = await wallet.send(account, call);
     showStatus(progress, `Mined in ${hash}; waiting for ${name} to appear…`, 'busy');
     for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
       const page = await mint.listNames({

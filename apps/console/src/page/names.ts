@@ -6,8 +6,9 @@
  */
 import type { OffchainClient, ParentSetup } from '@nrp/client/offchain';
 import type { ResolverClient } from '@nrp/client/resolver';
-import type { Address, Hex } from 'viem';
+import type { Address } from 'viem';
 import type { ConsoleConfig } from '../config';
+import { l2ResolverChoice, sendSteps, type SetupTransaction } from './l2-resolvers';
 import {
   compareOwnedNames,
   describeSources,
@@ -109,42 +110,49 @@ export function namesSection(
     return owned.expiry === null && kindOf(owned) === 'l2' ? [['Expires', 'never']] : [];
   };
 
-  /** A name on the page's L1: its controller, resolver and setup, and (for its controller) what to do next. */
+  /**
+   * A name on the page's L1: its controller, resolver and setup, and (for its controller) what to do next. A parent
+   * whose subnames live on an L2 lists the resolvers it may choose (l2-resolvers.ts) instead of setup transactions.
+   */
   function renderOnchain(item: HTMLLIElement, owned: OwnedName, setup: ParentSetup): void {
     const controls = setup.controller?.toLowerCase() === account();
     item.dataset.state = setup.ready ? 'ready' : 'needs-setup';
     const progress = h('div', { class: 'progress' });
     const itemErrors = h('div', {});
     const buttons = h('div', { class: 'actions' });
-    if (!setup.ready && controls && wallet) {
-      const send = button(
-        'Send setup transactions',
-        (b) =>
-          void busy(b, 'Sending…', itemErrors, async () => {
-            const from = session.current.account as Address;
-            for (const [index, step] of setup.steps.entries()) {
-              showStatus(
-                progress,
-                `Transaction ${index + 1} of ${setup.steps.length}: ${step.description} — confirm in the wallet…`,
-                'busy',
-              );
-              await wallet.send(from, {
-                to: step.to as Address,
-                data: step.data as Hex,
-                value: BigInt(step.value),
-              });
-            }
-            showStatus(progress, 'Setup sent; checking…', 'busy');
-            await refresh(owned.name);
-          }).then((done) => {
-            if (!done) progress.replaceChildren();
-          }),
-        false,
-      );
-      send.classList.add('send-setup');
-      buttons.append(send);
+    /** For its controller: sends the steps through the wallet, then reads the name again. */
+    const send =
+      controls && wallet
+        ? (b: HTMLButtonElement, steps: () => Promise<readonly SetupTransaction[]>) =>
+            void busy(b, 'Sending…', itemErrors, async () => {
+              await sendSteps(wallet, session.current.account as Address, await steps(), progress);
+              showStatus(progress, 'Setup sent; checking…', 'busy');
+              await refresh(owned.name);
+            }).then((done) => {
+              if (!done) progress.replaceChildren();
+            })
+        : undefined;
+    if (setup.steps.length && send) {
+      const sendSetup = button('Send setup transactions', (b) => send(b, async () => setup.steps), false);
+      sendSetup.classList.add('send-setup');
+      buttons.append(sendSetup);
     }
-    if (setup.ready && controls) {
+    const choice = setup.l2
+      ? [
+          l2ResolverChoice(
+            setup.l2,
+            send &&
+              ((option, b) =>
+                // Read again at the click: the deployment's announced address follows the account's nonce now.
+                send(b, async () => {
+                  const now = await offchain.parentSetup(owned.name, config.network);
+                  return now.l2?.options.find((o) => o.kind === option.kind)?.steps ?? [];
+                })),
+          ),
+        ]
+      : [];
+    // An L2 parent's subnames are tokens on the L2, not offchain records this page manages.
+    if (setup.ready && controls && !setup.l2) {
       buttons.append(button('Manage subnames', () => void actions.manageSubnames(owned.name)));
     }
     if (controls) buttons.append(button('List for minting', () => actions.listForMinting(owned.name)));
@@ -157,18 +165,25 @@ export function namesSection(
           setup.resolver ? `${setup.resolver}${setup.resolverIsOurs ? ' (this platform)' : ''}` : 'none',
         ],
         ...expiryFact(owned),
-        [
-          'Setup',
-          setup.ready
-            ? 'Ready: its subnames resolve through this platform'
-            : `${setup.steps.length} transaction(s) to send to resolve its subnames here`,
-          setup.ready ? 'ready' : 'needs-setup',
-        ],
+        ['Setup', setupState(setup), setup.ready ? 'ready' : 'needs-setup'],
       ),
       controls ? buttons : h('p', { class: 'warn' }, 'The connected account does not control this name.'),
+      ...choice,
       progress,
       itemErrors,
     );
+  }
+
+  function setupState(setup: ParentSetup): string {
+    if (setup.l2) {
+      const chosen = setup.l2.options.find((option) => option.chosen);
+      return chosen
+        ? `Ready: its subnames on ${setup.l2.network} resolve through the ${chosen.contract}`
+        : `Not resolving: set one of the resolvers below to resolve its subnames on ${setup.l2.network}`;
+    }
+    return setup.ready
+      ? 'Ready: its subnames resolve through this platform'
+      : `${setup.steps.length} transaction(s) to send to resolve its subnames here`;
   }
 
   /** An offchain subname: it resolves once its parent is set up; its avatar is set with the parent's key. */

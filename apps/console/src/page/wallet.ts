@@ -25,6 +25,12 @@ declare global {
   }
 }
 
+/** A mined transaction: its hash, and the contract it created (null when it created none). */
+export interface SentTransaction {
+  hash: Hex;
+  contractAddress: Address | null;
+}
+
 export interface Wallet {
   readonly chain: typeof mainnet | typeof sepolia;
   connect(): Promise<Address>;
@@ -33,8 +39,8 @@ export interface Wallet {
   chainId(): Promise<number>;
   switchChain(): Promise<void>;
   signMessage(account: Address, message: string): Promise<Hex>;
-  /** Sends the transaction and waits until it is mined; throws when it reverted. */
-  send(account: Address, tx: { to: Address; data: Hex; value: bigint }): Promise<Hex>;
+  /** Sends the transaction (`to` null: a contract creation) and waits until it is mined; throws when it reverted. */
+  send(account: Address, tx: { to: Address | null; data: Hex; value: bigint }): Promise<SentTransaction>;
   /** The ETH address a (normalised) name resolves to on the wallet's chain, CCIP-Read included. */
   ensAddress(name: string): Promise<Address | null>;
   onChange(listener: () => void): void;
@@ -82,7 +88,7 @@ export function injectedWallet(network: ConsoleConfig['network']): Wallet | unde
         pollingInterval: 500,
       });
       if (receipt.status !== 'success') throw new Error(`Transaction ${hash} reverted.`);
-      return hash;
+      return { hash, contractAddress: receipt.contractAddress ?? null };
     },
     ensAddress: (name) => getEnsAddress(config, { name, chainId: chain.id }),
     onChange: (listener) => {

@@ -153,14 +153,18 @@ export async function l2ParentSetup(
             to: null,
             data,
             value: '0',
+            contractAddress: deployed,
           },
-          setResolverStep(
-            provider.config.ens,
-            { ...control, controller },
-            parentName,
-            deployed,
-            `it (if the deployment was not the controller's next transaction, the address in its receipt)`,
-          ),
+          {
+            ...setResolverStep(
+              provider.config.ens,
+              { ...control, controller },
+              parentName,
+              deployed,
+              `it (if the deployment was not the controller's next transaction, the address in its receipt)`,
+            ),
+            contractAddress: null,
+          },
         );
       }
       return {
