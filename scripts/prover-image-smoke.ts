@@ -17,7 +17,16 @@ import { getEnsAddress, getEnsText } from 'viem/actions';
 import { sepolia } from 'viem/chains';
 import { namehash } from '@nrp/ens';
 import { freePort, until, type DevStackFile } from '@nrp/testkit';
-import { docker, dockerRun, removeContainer, startContainer } from './docker';
+import {
+  checkBareRun,
+  checkImage,
+  checkSigterm,
+  docker,
+  exitWithImageChecks,
+  imageChecks,
+  removeContainer,
+  startContainer,
+} from './docker';
 
 /** The dev stack's proven L2 parent, as the prover and this test need it. */
 export interface ProvenDevStack {
@@ -45,22 +54,9 @@ export async function smokeProverImage(
   image: string,
   stack: ProvenDevStack,
 ): Promise<{ lines: string[]; failed: boolean }> {
-  const lines: string[] = [];
-  let failed = false;
-  const check = (what: string, ok: boolean, detail: string) => {
-    lines.push(`  ${what.padEnd(14)} ${ok ? '' : 'FAILED: '}${detail}`);
-    if (!ok) failed = true;
-  };
-  const baseSize = Number(await docker('image', 'inspect', '-f', '{{.Size}}', 'node:24-bookworm-slim'));
-  const size = Number(await docker('image', 'inspect', '-f', '{{.Size}}', image));
-
-  const bare = await dockerRun(['--rm', '--network', 'host', '--read-only', image]);
-  const bareLines = bare.stderr.trim().split('\n').filter(Boolean);
-  check(
-    'no arguments',
-    bare.code === 1 && bareLines.length === 1 && Boolean(bareLines[0]?.startsWith('give --l1')),
-    `exit ${bare.code}: ${bareLines.join(' | ').slice(0, 200)}`,
-  );
+  const checks = imageChecks();
+  const { check } = checks;
+  await checkBareRun(checks, 'no arguments', image, [], 'give --l1');
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
@@ -82,13 +78,7 @@ export async function smokeProverImage(
       'the prover',
       30_000,
     );
-    const uid = await docker('exec', name, 'id', '-u');
-    const readOnly = await docker('inspect', '-f', '{{.HostConfig.ReadonlyRootfs}}', name);
-    check(
-      'image',
-      uid !== '0' && readOnly === 'true',
-      `${((size - baseSize) / 1e6).toFixed(1)} MB above base, uid ${uid}, read-only ${readOnly}`,
-    );
+    await checkImage(checks, image, name);
 
     const notLookup = await fetch(url, { method: 'POST', body: '{}' });
     check('not a lookup', notLookup.status === 400, `POST {} ${notLookup.status} ${await notLookup.text()}`);
@@ -160,13 +150,11 @@ export async function smokeProverImage(
       `url set on the L2, proven answer ${answered ? `after ${((Date.now() - changedAt) / 1000).toFixed(1)} s` : 'not within 60 s'} (${stack.propose ? 'root posted at once' : 'the stack’s proposer'})`,
     );
 
-    await docker('kill', '--signal', 'TERM', name);
-    const code = await docker('wait', name);
-    check('SIGTERM', code === '0', `exit ${code}`);
+    await checkSigterm(checks, name);
   } finally {
     await removeContainer(name);
   }
-  return { lines, failed };
+  return checks;
 }
 
 if (require.main === module) {
@@ -178,7 +166,7 @@ if (require.main === module) {
     if (!address) throw new Error(`${file} has no contracts.${key}: is npm start running?`);
     return address;
   };
-  smokeProverImage(`nrp/prover:${tag}`, {
+  const run = smokeProverImage(`nrp/prover:${tag}`, {
     l1RpcUrl: stack.chains.sepolia.rpcUrl,
     l2RpcUrl: stack.chains['base-sepolia'].rpcUrl,
     optimismPortal: contract('optimismPortal'),
@@ -186,14 +174,6 @@ if (require.main === module) {
     registry: contract('provenL2Registry'),
     name: stack.names.provenL2Subname ?? 'demo.proven.eth',
     holderKey: stack.accounts[0]?.privateKey ?? '',
-  }).then(
-    ({ lines, failed }) => {
-      console.log([`prover (nrp/prover:${tag}):`, ...lines].join('\n'));
-      process.exit(failed ? 1 : 0);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  });
+  exitWithImageChecks(`prover (nrp/prover:${tag}):`, run);
 }
