@@ -1,6 +1,7 @@
 /**
  * `npx nx build <service>` (`npx nx run-many -t build` for all four): one self-contained bundle per service in
- * `dist/apps/<service>/`:
+ * `dist/apps/<service>/` (and `build-service.ts prover`: the prover of `npm run prover`, scripts/l2-prover.ts, in
+ * `dist/prover/`, for its image):
  * - `main.js`: esbuild's CommonJS bundle of the service, its workspace libraries and every pure-JS dependency
  *   (no TypeScript, testkit, dev-stack hook (`apps/<service>/dev/`) or other app at run time), with a source map without sources;
  * - `package.json` and `package-lock.json`: only the packages the bundle loads from `node_modules` at run time
@@ -114,19 +115,52 @@ function pruneLockfile(lock: Lockfile, roots: string[]): Lockfile['packages'] {
   return packages;
 }
 
-async function buildService(service: string): Promise<void> {
-  const appDir = path.join(root, 'apps', service);
-  const app = JSON.parse(readFileSync(path.join(appDir, 'package.json'), 'utf8')) as {
+/** What one bundle is built from and where it goes. */
+interface BundleTarget {
+  name: string;
+  version: string;
+  /** The entry point, relative to the root. */
+  entry: string;
+  /** Relative to the root. */
+  outDir: string;
+  /** The files under apps/ it may contain. */
+  ownsAppFile(file: string): boolean;
+}
+
+function bundleTarget(target: string): BundleTarget {
+  if (target === 'prover') {
+    const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    return {
+      name: '@nrp/prover',
+      version,
+      entry: 'scripts/l2-prover.ts',
+      outDir: 'dist/prover',
+      ownsAppFile: () => false,
+    };
+  }
+  const app = JSON.parse(readFileSync(path.join(root, 'apps', target, 'package.json'), 'utf8')) as {
     name: string;
     version: string;
   };
-  const outDir = path.join(root, 'dist', 'apps', service);
+  return {
+    name: app.name,
+    version: app.version,
+    entry: `apps/${target}/src/main.ts`,
+    outDir: `dist/apps/${target}`,
+    ownsAppFile: (file) => file.startsWith(`apps/${target}/src/`) || file === `apps/${target}/package.json`,
+  };
+}
+
+async function buildBundle(target: BundleTarget): Promise<void> {
+  const outDir = path.join(root, target.outDir);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
 
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [path.join(appDir, 'src', 'main.ts')],
+    entryPoints: [path.join(root, target.entry)],
     outfile: path.join(outDir, 'main.js'),
     bundle: true,
     platform: 'node',
@@ -156,13 +190,9 @@ async function buildService(service: string): Promise<void> {
     if (inputs.includes(file)) for (const name of packages) runtime.add(name);
   }
   const foreign = inputs.filter(
-    (file) =>
-      file.startsWith('libs/testkit/') ||
-      (file.startsWith('apps/') &&
-        !file.startsWith(`apps/${service}/src/`) &&
-        file !== `apps/${service}/package.json`),
+    (file) => file.startsWith('libs/testkit/') || (file.startsWith('apps/') && !target.ownsAppFile(file)),
   );
-  if (foreign.length > 0) throw new Error(`${service}: the bundle would contain ${foreign.join(', ')}`);
+  if (foreign.length > 0) throw new Error(`${target.name}: the bundle would contain ${foreign.join(', ')}`);
 
   const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lockfile;
   const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -172,8 +202,8 @@ async function buildService(service: string): Promise<void> {
     [...runtime].sort().map((name) => [name, lock.packages[`node_modules/${name}`]?.version ?? '']),
   );
   const manifest = {
-    name: app.name,
-    version: app.version,
+    name: target.name,
+    version: target.version,
     private: true,
     main: 'main.js',
     engines: rootPackage.engines,
@@ -183,25 +213,25 @@ async function buildService(service: string): Promise<void> {
   writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const packages = pruneLockfile(lock, [...runtime]);
   const lockfile = {
-    name: app.name,
-    version: app.version,
+    name: target.name,
+    version: target.version,
     lockfileVersion: lock.lockfileVersion,
     requires: true,
-    packages: { '': { name: app.name, version: app.version, dependencies }, ...packages },
+    packages: { '': { name: target.name, version: target.version, dependencies }, ...packages },
   };
   writeFileSync(path.join(outDir, 'package-lock.json'), `${JSON.stringify(lockfile, null, 2)}\n`);
   const size = (readFileSync(path.join(outDir, 'main.js')).length / 1e6).toFixed(1);
   console.log(
-    `${service}: dist/apps/${service}/main.js ${size} MB; runtime packages: ${Object.keys(dependencies).join(', ') || 'none'}`,
+    `${target.name}: ${target.outDir}/main.js ${size} MB; runtime packages: ${Object.keys(dependencies).join(', ') || 'none'}`,
   );
 }
 
-const service = process.argv[2];
-if (!service) {
-  console.error('usage: build-service.ts <service>');
+const target = process.argv[2];
+if (!target) {
+  console.error('usage: build-service.ts <service>|prover');
   process.exit(2);
 }
-buildService(service).catch((err: unknown) => {
+buildBundle(bundleTarget(target)).catch((err: unknown) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

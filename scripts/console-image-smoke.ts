@@ -8,7 +8,15 @@
  *   node -r esbuild-register scripts/console-image-smoke.ts <tag>
  */
 import { freePort, until } from '@nrp/testkit';
-import { docker, dockerRun, removeContainer, startContainer } from './docker';
+import {
+  checkBareRun,
+  checkImage,
+  checkSigterm,
+  exitWithImageChecks,
+  imageChecks,
+  removeContainer,
+  startContainer,
+} from './docker';
 
 export type ServiceUrls = Record<'metadata' | 'mint' | 'offchain' | 'resolver', string>;
 
@@ -17,22 +25,9 @@ export async function smokeConsoleImage(
   image: string,
   services: ServiceUrls,
 ): Promise<{ lines: string[]; failed: boolean }> {
-  const lines: string[] = [];
-  let failed = false;
-  const check = (what: string, ok: boolean, detail: string) => {
-    lines.push(`  ${what.padEnd(14)} ${ok ? '' : 'FAILED: '}${detail}`);
-    if (!ok) failed = true;
-  };
-  const baseSize = Number(await docker('image', 'inspect', '-f', '{{.Size}}', 'node:24-bookworm-slim'));
-  const size = Number(await docker('image', 'inspect', '-f', '{{.Size}}', image));
-
-  const bare = await dockerRun(['--rm', '--network', 'host', '--read-only', '-e', 'PORT=0', image]);
-  const bareLines = bare.stderr.trim().split('\n').filter(Boolean);
-  check(
-    'no variables',
-    bare.code === 1 && bareLines.length === 1 && Boolean(bareLines[0]?.startsWith('Invalid configuration: ')),
-    `exit ${bare.code}: ${bareLines.join(' | ').slice(0, 200)}`,
-  );
+  const checks = imageChecks();
+  const { check } = checks;
+  await checkBareRun(checks, 'no variables', image, ['-e', 'PORT=0'], 'Invalid configuration: ');
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -56,13 +51,7 @@ export async function smokeConsoleImage(
       'the console answering',
       30_000,
     );
-    const uid = await docker('exec', name, 'id', '-u');
-    const readOnly = await docker('inspect', '-f', '{{.HostConfig.ReadonlyRootfs}}', name);
-    check(
-      'image',
-      uid !== '0' && readOnly === 'true',
-      `${((size - baseSize) / 1e6).toFixed(1)} MB above base, uid ${uid}, read-only ${readOnly}`,
-    );
+    await checkImage(checks, image, name);
 
     const page = await fetch(url);
     const html = await page.text();
@@ -97,13 +86,11 @@ export async function smokeConsoleImage(
     );
     const post = await fetch(url, { method: 'POST' });
     check('POST /', post.status === 405, `${post.status} (allow: ${post.headers.get('allow')})`);
-    await docker('kill', '--signal', 'TERM', name);
-    const code = await docker('wait', name);
-    check('SIGTERM', code === '0', `exit ${code}`);
+    await checkSigterm(checks, name);
   } finally {
     await removeContainer(name);
   }
-  return { lines, failed };
+  return checks;
 }
 
 if (require.main === module) {
@@ -114,14 +101,5 @@ if (require.main === module) {
     offchain: 'http://127.0.0.1:3003',
     resolver: 'http://127.0.0.1:3004',
   };
-  smokeConsoleImage(`nrp/console:${tag}`, services).then(
-    ({ lines, failed }) => {
-      console.log([`console (nrp/console:${tag}):`, ...lines].join('\n'));
-      process.exit(failed ? 1 : 0);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  exitWithImageChecks(`console (nrp/console:${tag}):`, smokeConsoleImage(`nrp/console:${tag}`, services));
 }

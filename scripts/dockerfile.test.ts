@@ -29,7 +29,7 @@ it('every image scripts/images.sh builds is a final stage of its own on the Node
     readFileSync(path.join(root, 'scripts/images.sh'), 'utf8'),
   )?.[1];
   const targets = images?.split(' ') ?? [];
-  expect(targets).toEqual(['metadata-svc', 'mint-svc', 'offchain-svc', 'resolver-svc', 'console']);
+  expect(targets).toEqual(['metadata-svc', 'mint-svc', 'offchain-svc', 'resolver-svc', 'console', 'prover']);
   const stages = new Map(
     dockerfile
       .split(/^(?=FROM )/m)
@@ -39,7 +39,8 @@ it('every image scripts/images.sh builds is a final stage of its own on the Node
   for (const target of targets) {
     const stage = stages.get(`${target} \${NODE_IMAGE}`);
     expect(stage).toContain('USER 1000:1000');
-    expect(stage).toContain('CMD ["node"');
+    // The prover's arguments follow the image's name (`docker run nrp/prover --l1 …`): its command is the entrypoint.
+    expect(stage).toContain(target === 'prover' ? 'ENTRYPOINT ["node"' : 'CMD ["node"');
     // The services' runtime settings, which bench and test service processes share (the console serves files).
     if (target !== 'console') {
       const env = /^ENV (.*)$/m.exec(stage ?? '')?.[1]?.split(' ') ?? [];
@@ -48,5 +49,6 @@ it('every image scripts/images.sh builds is a final stage of its own on the Node
     }
   }
   // A build stage runs nothing as a service would (a missing FROM once made the metadata-svc lines part of one).
-  for (const [name, stage] of stages) if (name.includes('-build')) expect(stage).not.toMatch(/^(USER|CMD) /m);
+  for (const [name, stage] of stages)
+    if (name.includes('-build')) expect(stage).not.toMatch(/^(USER|CMD|ENTRYPOINT) /m);
 });

@@ -1,6 +1,6 @@
 /**
  * The smoke test of `scripts/images.sh`: the four service images in a real container engine, as operators run them
- * (and the console image: `console-image-smoke.ts`).
+ * (and the console image: `console-image-smoke.ts`; the prover's, against the same chains: `prover-image-smoke.ts`).
  * anvil with the dev chain (the same ENS deployment, demo names and service hooks as `npm start`), an s3rver, and
  * the machine's PostgreSQL and Redis; every container on the host network with a read-only root filesystem and a
  * tmpfs /tmp, as the image's non-root user. Each must answer `/ready`, serve one real request of its own, and exit 0
@@ -16,8 +16,10 @@ import { Pool } from 'pg';
 import { AbiCoder } from 'ethers';
 import { resolverInterface } from '@nrp/chain';
 import { dnsEncode, namehash } from '@nrp/ens';
-import { freePort, startS3Server } from '@nrp/testkit';
+import { freePort, startS3Server, type DevRollup } from '@nrp/testkit';
+import { DEV_PROVEN_L2_SUBNAME } from '../apps/mint-svc/dev/dev-stack';
 import { smokeConsoleImage } from './console-image-smoke';
+import { smokeProverImage } from './prover-image-smoke';
 import { docker, dockerRun, removeContainer, startContainer } from './docker';
 import {
   prepareDevChain,
@@ -149,6 +151,8 @@ async function main(): Promise<void> {
   const containers: string[] = [];
   const rows: Row[] = [];
   let consoleLines: string[] = [];
+  let proverLines: string[] = [];
+  let rollup: DevRollup | undefined;
   let failed = false;
   try {
     await dropDatabase();
@@ -158,7 +162,8 @@ async function main(): Promise<void> {
     const urls = Object.fromEntries(
       services.map((s) => [s.key, `http://${host}:${ports.get(s.key)}`]),
     ) as Record<Key, string>;
-    const { ctx, contributions } = await prepareDevChain(chains, urls, dataDir, host);
+    const { ctx, contributions, provenL2 } = await prepareDevChain(chains, urls, dataDir, host);
+    rollup = provenL2.rollup;
     const baseSize = Number(await docker('image', 'inspect', '-f', '{{.Size}}', 'node:24-bookworm-slim'));
 
     for (const service of services) {
@@ -263,8 +268,24 @@ async function main(): Promise<void> {
     const consoleSmoke = await smokeConsoleImage(`nrp/console:${tag}`, urls);
     consoleLines = consoleSmoke.lines;
     if (consoleSmoke.failed) failed = true;
+    // demo.proven.eth was minted on the L2 by the hooks' afterStart: post its root, then prove it from the image.
+    const propose = () => provenL2.rollup.propose();
+    await propose();
+    const proverSmoke = await smokeProverImage(`nrp/prover:${tag}`, {
+      l1RpcUrl: anvil.rpcUrl,
+      l2RpcUrl: chains.l2.rpcUrl,
+      optimismPortal: provenL2.rollup.optimismPortal,
+      outputFinder: provenL2.rollup.outputFinder,
+      registry: provenL2.registry,
+      name: DEV_PROVEN_L2_SUBNAME,
+      holderKey: anvil.accounts[0]?.privateKey ?? '',
+      propose,
+    });
+    proverLines = proverSmoke.lines;
+    if (proverSmoke.failed) failed = true;
   } finally {
     await Promise.all(containers.map(removeContainer));
+    rollup?.stop();
     await dropDatabase().catch(() => undefined);
     await admin.end();
     await s3.stop();
@@ -286,6 +307,7 @@ async function main(): Promise<void> {
     );
   }
   console.log([`console (nrp/console:${tag}):`, ...consoleLines].join('\n'));
+  console.log([`prover (nrp/prover:${tag}):`, ...proverLines].join('\n'));
   if (failed) {
     console.error('images smoke test: FAILED');
     process.exit(1);

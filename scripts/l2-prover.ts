@@ -3,19 +3,26 @@
  * names keep resolving without our gateway (its answers are proofs the L1 checks: it holds no key and needs no
  * trust). Lookups are POSTed as `{ "sender", "data" }` JSON to any path and answered `{ "data" }`. Usage:
  *
- *   npm run prover -- --l1 <L1 RPC> --l2 <L2 RPC> --network base|base-sepolia [--port 8790]
+ *   npm run prover -- --l1 <L1 RPC> --l2 <L2 RPC> --network base|base-sepolia \
+ *     [--game-types 0,1] [--min-age-seconds 3600] [--port 8790]
  *   npm run prover -- --l1 <L1 RPC> --l2 <L2 RPC> --portal <OptimismPortal> --finder <OPOutputFinder> \
  *     [--l1-block latest|finalized] [--port 8790]
  *
- * `--network` proves against the fault-dispute games Base posts (L2_FAULT_PROOF_ROLLUPS); `--portal` and
- * `--finder` against an L2OutputOracle (the dev stack's: `.data/dev-stack.json` → `provenL2`). Also `--host`
- * (default 127.0.0.1) and `--poll-ms` (how often the latest posted root is read, default 1000).
+ * `--network` proves against the fault-dispute games Base posts (L2_FAULT_PROOF_ROLLUPS), those of `--game-types`
+ * (default: the registry's respected type) at least `--min-age-seconds` old (default 3600): the games the resolver's
+ * verifier was deployed to accept (`npm run deploy:proven-l2-resolver`), or it refuses the proofs. `--portal` and
+ * `--finder` against an L2OutputOracle (the dev stack's: `contracts.optimismPortal` and `contracts.l2OutputFinder` in
+ * `.data/dev-stack.json`). Also `--host` (default 127.0.0.1) and `--poll-ms` (how often the latest posted root is
+ * read, default 1000). On SIGTERM or SIGINT it stops accepting, answers the lookups in flight (at most 5 s) and exits
+ * 0. Its image: the `prover` target of docker/Dockerfile.
  */
 import { parseArgs } from 'node:util';
 import { JsonRpcProvider } from 'ethers';
 import {
-  L2_FAULT_PROOF_ROLLUPS,
   createL2Prover,
+  envPrefix,
+  l2ProofRollupsFromEnv,
+  l2ProofsEnvSchema,
   startL2ProverServer,
   type L2ProofRollupConfig,
 } from '@nrp/chain';
@@ -25,8 +32,17 @@ function rollupFromArgs(values: Record<string, string | undefined>): L2ProofRoll
   if (network !== undefined) {
     if (network !== 'base' && network !== 'base-sepolia')
       throw new Error('--network is base or base-sepolia');
-    return L2_FAULT_PROOF_ROLLUPS[network];
+    // As offchain-svc's prover and the deploy script read them: one definition of the accepted games.
+    const games = l2ProofsEnvSchema.safeParse({
+      [`${envPrefix(network)}_PROOF_GAME_TYPES`]: values['game-types'],
+      [`${envPrefix(network)}_PROOF_MIN_AGE_SECONDS`]: values['min-age-seconds'],
+    });
+    if (!games.success)
+      throw new Error('--game-types is comma-separated game type numbers, --min-age-seconds whole seconds');
+    return l2ProofRollupsFromEnv(games.data)[network];
   }
+  if (values['game-types'] !== undefined || values['min-age-seconds'] !== undefined)
+    throw new Error('--game-types and --min-age-seconds go with --network');
   if (!values.portal || !values.finder) throw new Error('give --network, or --portal and --finder');
   const l1BlockTag = values['l1-block'] ?? 'finalized';
   if (l1BlockTag !== 'latest' && l1BlockTag !== 'finalized')
@@ -46,6 +62,8 @@ async function main(): Promise<void> {
       l1: { type: 'string' },
       l2: { type: 'string' },
       network: { type: 'string' },
+      'game-types': { type: 'string' },
+      'min-age-seconds': { type: 'string' },
       portal: { type: 'string' },
       finder: { type: 'string' },
       'l1-block': { type: 'string' },

@@ -2,7 +2,9 @@
  * The HTTP face of an L2 prover outside our services (`npm run prover`): EIP-3668 lookups POSTed as
  * `{ "sender", "data" }` JSON to any path, answered `{ "data" }` (a resolver's URL without `{data}` is POSTed so
  * by viem, ethers and ensjs). 400 for a request that is not a proof request, 413 past MAX_PROVER_BODY_BYTES, 502
- * when the L1 or L2 RPC fails: never a proof of anything else.
+ * when the L1 or L2 RPC fails: never a proof of anything else. It stops as the services do: `close()` stops
+ * accepting, answers the lookups in flight (closing their connections rather than keeping them alive) and cuts what
+ * is still running after `graceMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +16,7 @@ export const MAX_PROVER_BODY_BYTES = 256 * 1024;
 export interface L2ProverServer {
   /** The URL to give a resolver (`http://host:port/`). */
   url: string;
+  /** Resolves once the lookups in flight are answered (or cut after `graceMs`) and every connection is closed. */
   close(): Promise<void>;
 }
 
@@ -70,9 +73,24 @@ async function answer(
 
 export async function startL2ProverServer(
   prover: L2Prover,
-  options: { host: string; port: number; onError: (err: unknown) => void },
+  options: {
+    host: string;
+    port: number;
+    onError: (err: unknown) => void;
+    /** How long `close()` lets the lookups in flight run before it cuts them; default 5 s. */
+    graceMs?: number;
+  },
 ): Promise<L2ProverServer> {
+  let closing: Promise<void> | undefined;
+  const inFlight = new Set<ServerResponse>();
+  // An answer sent while closing ends its connection: kept alive, the socket would hold close() until it timed out.
+  const endConnectionOnAnswer = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+  };
   const server = createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (closing) endConnectionOnAnswer(res);
     answer(prover, req, res, options.onError).catch((err: unknown) => {
       options.onError(err);
       if (!res.headersSent) send(res, 500, { message: 'internal error' });
@@ -86,9 +104,14 @@ export async function startL2ProverServer(
   return {
     url: `http://${options.host}:${port}/`,
     close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+      (closing ??= new Promise<void>((resolve) => {
+        for (const res of inFlight) endConnectionOnAnswer(res);
+        const cut = setTimeout(() => server.closeAllConnections(), options.graceMs ?? 5000);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      })),
   };
 }

@@ -41,7 +41,9 @@ interface FoundryArtifact {
 }
 
 // The package's `exports` map names only its JavaScript entry (dist/cjs/index.cjs): its root is three levels up.
-const UNRUGGABLE_ROOT = path.resolve(require.resolve('@unruggable/gateways'), '../../..');
+// Found when an artifact is read, not on import: offchain-svc's bundle imports this package for its own resolvers'
+// artifacts and has no node_modules/@unruggable/gateways (its image stopped at start with MODULE_NOT_FOUND).
+const unruggableRoot = () => path.resolve(require.resolve('@unruggable/gateways'), '../../..');
 
 /**
  * A contract as `@unruggable/gateways` ships it compiled (its `artifacts/<File>.sol/<Name>.json`, solc 0.8.25,
@@ -54,7 +56,7 @@ export function unruggableArtifact(
 ): ContractArtifact {
   const json = JSON.parse(
     readFileSync(
-      path.join(UNRUGGABLE_ROOT, 'artifacts', `${contractName}.sol`, `${contractName}.json`),
+      path.join(unruggableRoot(), 'artifacts', `${contractName}.sol`, `${contractName}.json`),
       'utf8',
     ),
   ) as FoundryArtifact;

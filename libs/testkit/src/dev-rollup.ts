@@ -53,8 +53,6 @@ export interface DevRollup {
   latestOutput(): Promise<PostedOutput | undefined>;
   /** Posts `outputRoot` for `l2BlockNumber` as given (a lying proposer, for tests of what the verifier checks). */
   proposeRoot(outputRoot: string, l2BlockNumber: bigint): Promise<PostedOutput>;
-  /** The L2's output root at `blockTag`: keccak256(abi.encode(0, stateRoot, messagePasserStorageRoot, blockHash)). */
-  outputRootAt(blockTag: bigint | 'latest'): Promise<{ outputRoot: string; l2BlockNumber: bigint }>;
   /** Proposes every `everyMs` while the L2 moved on; stops with `stop`. */
   startProposer(everyMs: number, onError: (err: unknown) => void): void;
   stop(): void;
@@ -165,7 +163,6 @@ export async function deployDevRollup(options: DevRollupOptions): Promise<DevRol
     },
     latestOutput,
     proposeRoot,
-    outputRootAt: (blockTag) => l2OutputRootAt(l2, blockTag),
     startProposer(everyMs, onError) {
       timer ??= setInterval(() => {
         const next = posting.then(propose);
