@@ -46,9 +46,10 @@ export type L2ProofRollupConfig =
       l1BlockTag: 'latest' | 'finalized';
     }
   | {
-      /** OP fault-dispute games (Base, Base Sepolia): OPFaultVerifier + OPFaultGameFinder. */
+      /** Dispute games (Base, Base Sepolia): OPFaultVerifier + a game finder with OPFaultGameFinder's ABI. */
       kind: 'op-fault';
       anchorStateRegistry: string;
+      /** The finder the L1 verifier was deployed with (our DisputeGameFinder for Base's games since Azul). */
       gameFinder: string;
       /** 0: only games resolved for the proposer; otherwise also unchallenged games at least this old (seconds). */
       minAgeSec: number;
@@ -196,11 +197,14 @@ function proverOn<R extends Rollup>(rollup: R, commitPollMs: number): L2Prover {
 }
 
 /**
- * What Base and Base Sepolia post on L1: OP fault-dispute games (the package's AnchorStateRegistry and
- * OPFaultGameFinder addresses for each). Accepted, as the package's game finder decides: proper games (the
- * registry's) of its respected game type, at least `minAgeSec` (an hour) old and either unchallenged (one claim) or
- * resolved for the proposer. 0 would wait for games to resolve (Base's game clock runs 3.5 days), too late for
- * records; an hour leaves the challengers time to dispute a bad root before answers rely on it.
+ * What Base and Base Sepolia post on L1: dispute games (their AnchorStateRegistry, as the package configures it).
+ * Accepted: proper games (the registry's) of its respected game type, at least `minAgeSec` (an hour) old and either
+ * unchallenged or resolved for the proposer. 0 would wait for games to resolve (days), too late for records; an hour
+ * leaves the challengers time to dispute a bad root before answers rely on it.
+ * The game finder here is the package's OPFaultGameFinder, the only one known without a deployment: it reads the
+ * fault-dispute games Base posted before Azul (types 0 and 1), not the AggregateVerifier games (type 621) it has
+ * posted since (Base Sepolia 2026-04-20, Base 2026-05-28). Give the finder the deploy script deployed with the
+ * verifier (our DisputeGameFinder, which reads both): `<L2>_PROOF_GAME_FINDER`.
  */
 export const L2_FAULT_PROOF_ROLLUPS = {
   base: {
@@ -227,8 +231,9 @@ const gameTypesEnv = z
 
 /**
  * zod schema of the prover's env vars: `<L2>_PROOF_OPTIMISM_PORTAL` and `<L2>_PROOF_OUTPUT_FINDER` (an
- * L2OutputOracle rollup, as the dev stack's; unset: the fault-dispute games of L2_FAULT_PROOF_ROLLUPS, whose
- * accepted `<L2>_PROOF_GAME_TYPES` and `<L2>_PROOF_MIN_AGE_SECONDS` must be those its L1 verifier was deployed with),
+ * L2OutputOracle rollup, as the dev stack's; unset: the dispute games of L2_FAULT_PROOF_ROLLUPS, whose
+ * `<L2>_PROOF_GAME_FINDER`, accepted `<L2>_PROOF_GAME_TYPES` and `<L2>_PROOF_MIN_AGE_SECONDS` must be those its L1
+ * verifier was deployed with),
  * `L2_PROOF_L1_BLOCK_TAG` (the L1 block the output oracle is read at: `finalized`, or `latest` on anvil) and
  * `L2_PROOF_COMMIT_POLL_MS` (how long the latest root is cached).
  */
@@ -237,6 +242,8 @@ export const l2ProofsEnvSchema = z.object({
   BASE_PROOF_OUTPUT_FINDER: ethAddress.optional(),
   BASE_SEPOLIA_PROOF_OPTIMISM_PORTAL: ethAddress.optional(),
   BASE_SEPOLIA_PROOF_OUTPUT_FINDER: ethAddress.optional(),
+  BASE_PROOF_GAME_FINDER: ethAddress.optional(),
+  BASE_SEPOLIA_PROOF_GAME_FINDER: ethAddress.optional(),
   BASE_PROOF_GAME_TYPES: gameTypesEnv.optional(),
   BASE_SEPOLIA_PROOF_GAME_TYPES: gameTypesEnv.optional(),
   BASE_PROOF_MIN_AGE_SECONDS: z.coerce.number().int().min(0).optional(),
@@ -255,9 +262,15 @@ export function l2ProofRollupsFromEnv(parsed: L2ProofsEnv): Record<L2NetworkName
     const finder = env[`${prefix}_PROOF_OUTPUT_FINDER`];
     if (typeof portal !== 'string' || typeof finder !== 'string') {
       const games = L2_FAULT_PROOF_ROLLUPS[name];
+      const gameFinder = env[`${prefix}_PROOF_GAME_FINDER`] as string | undefined;
       const gameTypes = env[`${prefix}_PROOF_GAME_TYPES`] as number[] | undefined;
       const minAgeSec = env[`${prefix}_PROOF_MIN_AGE_SECONDS`] as number | undefined;
-      return { ...games, gameTypes: gameTypes ?? games.gameTypes, minAgeSec: minAgeSec ?? games.minAgeSec };
+      return {
+        ...games,
+        gameFinder: gameFinder ?? games.gameFinder,
+        gameTypes: gameTypes ?? games.gameTypes,
+        minAgeSec: minAgeSec ?? games.minAgeSec,
+      };
     }
     return {
       kind: 'op-output-oracle',

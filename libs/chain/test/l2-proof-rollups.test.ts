@@ -21,6 +21,13 @@ describe('the rollup each L2 prover proves against, from the env', () => {
     );
   });
 
+  it('takes the game finder (the one the verifier was deployed with) of each L2 from its own variable', () => {
+    const rollups = rollupsOf({ BASE_PROOF_GAME_FINDER: FINDER.toLowerCase() });
+    expect(rollups.base).toEqual({ ...L2_FAULT_PROOF_ROLLUPS.base, gameFinder: FINDER });
+    expect(rollups['base-sepolia']).toEqual(L2_FAULT_PROOF_ROLLUPS['base-sepolia']);
+    expect(l2ProofsEnvSchema.safeParse({ BASE_SEPOLIA_PROOF_GAME_FINDER: '0x1234' }).success).toBe(false);
+  });
+
   it.each([['0,x'], ['1,'], [' 1']])('refuses game types %j', (gameTypes) => {
     expect(l2ProofsEnvSchema.safeParse({ BASE_PROOF_GAME_TYPES: gameTypes }).success).toBe(false);
   });

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Fragment, type InterfaceAbi } from 'ethers';
+import aggregateVerifierJson from '../artifacts/AggregateVerifierTestDouble.json';
 import anchorStateRegistryJson from '../artifacts/AnchorStateRegistryTestDouble.json';
 import disputeGameFactoryJson from '../artifacts/DisputeGameFactoryTestDouble.json';
+import disputeGameFinderJson from '../artifacts/DisputeGameFinder.json';
 import faultDisputeGameJson from '../artifacts/FaultDisputeGameTestDouble.json';
 import l2OutputOracleJson from '../artifacts/L2OutputOracle.json';
 import optimismPortalJson from '../artifacts/OptimismPortal.json';
@@ -23,14 +25,23 @@ export const l2OutputOracleArtifact = artifact(l2OutputOracleJson);
 export const optimismPortalArtifact = artifact(optimismPortalJson);
 
 /**
- * Test doubles of the OP fault-proof contracts the package's OPFaultGameFinder and OPFaultRollup read (written from
- * the OP specification): AnchorStateRegistry `(respectedGameType)`, which deploys its DisputeGameFactory
- * (`create(gameType, rootClaim, extraData)`), whose games a test moves (`move`, `challengeL2BlockNumber`,
- * `resolveAs`).
+ * Our game finder for an OPFaultVerifier and the prover's OPFaultRollup (the package's OPFaultGameFinder ABI):
+ * OP fault-dispute games (types 0 and 1) and Base's AggregateVerifier games (type 621, since Azul), which the
+ * package's 1.3.5 finder cannot read. No constructor arguments; one per L1 serves every rollup.
+ */
+export const disputeGameFinderArtifact = artifact(disputeGameFinderJson);
+
+/**
+ * Test doubles of the dispute-game contracts a game finder and OPFaultRollup read (written from the OP and Base
+ * specifications): AnchorStateRegistry `(respectedGameType)`, which deploys its DisputeGameFactory
+ * (`create(gameType, rootClaim, extraData)`), whose games a test moves: FaultDisputeGame (`move`,
+ * `challengeL2BlockNumber`, `resolveAs`) and, for game type 621, Base's AggregateVerifier (`verifyProposalProof`,
+ * `challenge`, `nullify`, `resolve`).
  */
 export const anchorStateRegistryTestDoubleArtifact = artifact(anchorStateRegistryJson);
 export const disputeGameFactoryTestDoubleArtifact = artifact(disputeGameFactoryJson);
 export const faultDisputeGameTestDoubleArtifact = artifact(faultDisputeGameJson);
+export const aggregateVerifierTestDoubleArtifact = artifact(aggregateVerifierJson);
 
 interface FoundryArtifact {
   abi: unknown[];

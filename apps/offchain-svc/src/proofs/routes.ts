@@ -26,7 +26,8 @@ const description =
   'and nothing is signed. Anyone can run the same prover (`npm run prover`).\n\n' +
   '**Which roots.** The latest posted root is read from L1 at most every L2_PROOF_COMMIT_POLL_MS; the rollup is ' +
   'the fault-dispute games Base posts (by default the registry’s respected game type and unchallenged games at ' +
-  'least an hour old: `<L2>_PROOF_GAME_TYPES`, `<L2>_PROOF_MIN_AGE_SECONDS`, as its verifier was deployed), or an ' +
+  'least an hour old, read by `<L2>_PROOF_GAME_FINDER`: `<L2>_PROOF_GAME_TYPES`, `<L2>_PROOF_MIN_AGE_SECONDS`, ' +
+  'as its verifier was deployed), or an ' +
   'L2OutputOracle when `<L2>_PROOF_OPTIMISM_PORTAL` and `<L2>_PROOF_OUTPUT_FINDER` are set (the dev ' +
   'stack). The verifier on L1 refuses proofs against a root more than its window older than the latest.\n\n' +
   '**Refusals.** 400 `INVALID_PROOF_REQUEST` for callData that is not a proof request; 404 ' +

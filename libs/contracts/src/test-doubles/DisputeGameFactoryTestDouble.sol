@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {AggregateVerifierTestDouble, IGameRegistry} from './AggregateVerifierTestDouble.sol';
 import {FaultDisputeGameTestDouble} from './FaultDisputeGameTestDouble.sol';
 
 interface IRespectedGameType {
@@ -9,8 +10,9 @@ interface IRespectedGameType {
 
 /// @title DisputeGameFactoryTestDouble
 /// @notice An OP-stack DisputeGameFactory as the Unruggable Gateways OPFaultGameFinder reads it, written from the OP
-///         specification's IDisputeGameFactory: `create(gameType, rootClaim, extraData)` (extraData: the ABI-encoded
-///         L2 block number), `gameCount`, `gameAtIndex(index)` → (gameType, timestamp, proxy) and
+///         specification's IDisputeGameFactory: `create(gameType, rootClaim, extraData)` (a FaultDisputeGameTestDouble,
+///         extraData the ABI-encoded L2 block number; for game type 621 an AggregateVerifierTestDouble, extraData as
+///         Base's AggregateVerifier reads it; Base creates those with `createWithInitData`), `gameCount`, `gameAtIndex(index)` → (gameType, timestamp, proxy) and
 ///         `games(gameType, rootClaim, extraData)` → (proxy, timestamp), one game per UUID. Created by its
 ///         AnchorStateRegistryTestDouble, whose respected game type a new game records as the real one does.
 contract DisputeGameFactoryTestDouble {
@@ -24,6 +26,8 @@ contract DisputeGameFactoryTestDouble {
 
     error GameAlreadyExists(bytes32 uuid);
 
+    uint32 internal constant AGGREGATE_VERIFIER_GAME_TYPE = 621;
+
     IRespectedGameType public immutable anchorStateRegistry;
     GameId[] private _gameList;
     mapping(bytes32 uuid => GameId) private _games;
@@ -35,15 +39,26 @@ contract DisputeGameFactoryTestDouble {
     function create(uint32 gameType, bytes32 rootClaim, bytes calldata extraData) external returns (address proxy) {
         bytes32 uuid = keccak256(abi.encode(gameType, rootClaim, extraData));
         if (_games[uuid].proxy != address(0)) revert GameAlreadyExists(uuid);
-        proxy = address(
-            new FaultDisputeGameTestDouble(
-                gameType,
-                rootClaim,
-                abi.decode(extraData, (uint256)),
-                msg.sender,
-                anchorStateRegistry.respectedGameType() == gameType
+        bool respected = anchorStateRegistry.respectedGameType() == gameType;
+        proxy = gameType == AGGREGATE_VERIFIER_GAME_TYPE
+            ? address(
+                new AggregateVerifierTestDouble(
+                    rootClaim,
+                    extraData,
+                    msg.sender,
+                    respected,
+                    IGameRegistry(address(anchorStateRegistry))
+                )
             )
-        );
+            : address(
+                new FaultDisputeGameTestDouble(
+                    gameType,
+                    rootClaim,
+                    abi.decode(extraData, (uint256)),
+                    msg.sender,
+                    respected
+                )
+            );
         GameId memory id = GameId(gameType, uint64(block.timestamp), proxy);
         _games[uuid] = id;
         _gameList.push(id);
