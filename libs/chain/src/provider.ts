@@ -27,7 +27,9 @@ export class ChainProvider extends JsonRpcProvider {
     request.timeout = config.rpcTimeoutMs;
     const network = new Network(config.name, config.chainId);
     network.attachPlugin(new EnsPlugin(config.ens.ensRegistry, config.chainId));
-    super(request, network, { staticNetwork: network });
+    // cacheTimeout 0: identical requests sent together share one round trip, but a later read sees the node's state,
+    // not ethers' answer of up to 250 ms ago (a sign-in right after a smart account's deployment saw no code).
+    super(request, network, { staticNetwork: network, cacheTimeout: 0 });
     this.config = config;
     this.disableCcipRead = false;
   }
