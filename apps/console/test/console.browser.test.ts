@@ -4,12 +4,11 @@
  * requests go to anvil. It starts on the wrong chain (mainnet) and can be told to reject the next request.
  * Screenshots go to test-output/console/ (CONSOLE_SCREENSHOTS=1: to apps/console/docs/, as the README shows them).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createMetadataClient, imageUrl } from '@nrp/client/metadata';
 import { createMintClient } from '@nrp/client/mint';
@@ -20,32 +19,23 @@ import {
   deploySmartAccountFactory,
   smartAccountOf,
   smartAccountSignature,
-  startDevStackProcess,
   until,
   type DevStackFile,
-  type DevStackProcess,
 } from '@nrp/testkit';
-import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
-import { injectWallet, type TestWallet } from './browser-wallet';
+import { browserTestsCanRun } from '@nrp/testkit/src/browser';
+import type { TestWallet } from './browser-wallet';
+import { openConsoleInBrowser, SCREENSHOTS, type ConsoleInBrowser } from './console-in-browser';
 import { expectText } from './page-text';
 
-const root = path.resolve(__dirname, '../../..');
 const browserAvailable = browserTestsCanRun('the console browser test');
 const describeInBrowser = browserAvailable ? describe : describe.skip;
-const screenshots =
-  process.env.CONSOLE_SCREENSHOTS === '1'
-    ? path.join(root, 'apps/console/docs')
-    : path.join(root, 'test-output/console');
 
 describeInBrowser('the console in Chromium, against npm start', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'nrp-console-'));
-  let devStack: DevStackProcess | undefined;
+  let browser: ConsoleInBrowser;
   let stack: DevStackFile;
-  let context: BrowserContext;
   let page: Page;
   let wallet: TestWallet;
-  /** The page's console errors, uncaught errors and Content-Security-Policy violations since the last reset. */
-  let pageErrors: string[] = [];
+  let pageErrors: string[];
   /** The webhook receiver: answers 500 to its first request, then 200; keeps what it received. */
   const received: string[] = [];
   const receiver = createServer((req, res) => {
@@ -59,7 +49,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
 
   /** The whole page, or only `section` (the screen of one flow). */
   async function shot(name: string, section?: string): Promise<void> {
-    const file = path.join(screenshots, `${name}.png`);
+    const file = path.join(SCREENSHOTS, `${name}.png`);
     if (section) await page.locator(section).screenshot({ path: file });
     else await page.screenshot({ path: file, fullPage: true });
   }
@@ -67,36 +57,14 @@ describeInBrowser('the console in Chromium, against npm start', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    // The console's host signs in (the page's own `location.host`); the test's receiver may get webhooks.
-    devStack = await startDevStackProcess((ports) => ({
-      SIWE_DOMAINS: `localhost:${ports.CONSOLE_PORT}`,
-      WEBHOOK_ALLOWED_ORIGINS: receiverOrigin,
-    }));
-    stack = devStack.stack;
-    mkdirSync(screenshots, { recursive: true });
-    context = await launchChromium(mkdtempSync(path.join(work, 'chromium-profile-')), {
-      width: 1000,
-      height: 800,
-    });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.console });
-    wallet = await injectWallet(context, stack);
-    await context.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (event) =>
-        console.error(`CSP violation: ${event.violatedDirective} (${event.blockedURI || event.sample})`),
-      ),
-    );
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    // The test's receiver may get webhooks.
+    browser = await openConsoleInBrowser(() => ({ WEBHOOK_ALLOWED_ORIGINS: receiverOrigin }));
+    ({ stack, page, wallet, pageErrors } = browser);
   }, 300_000);
 
   afterAll(async () => {
-    await context?.close();
-    await devStack?.stop();
+    await browser?.close();
     await new Promise((resolve) => receiver.close(resolve));
-    rmSync(work, { recursive: true, force: true });
   }, 60_000);
 
   it('connects the wallet, says it is on the wrong chain and switches it, and signs in (a rejected signature first)', async () => {
@@ -150,7 +118,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
     }
 
     try {
-      pageErrors = [];
+      pageErrors.length = 0;
       await page.reload();
       await page.getByRole('button', { name: 'Connect wallet' }).click();
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -426,7 +394,7 @@ describeInBrowser('the console in Chromium, against npm start', () => {
       page.getByRole('button', { name: 'Export (NDJSON)' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('offchain.eth-subnames.ndjson');
-    const exported = path.join(work, 'export.ndjson');
+    const exported = path.join(browser.workDir, 'export.ndjson');
     await download.saveAs(exported);
     const labels = readFileSync(exported, 'utf8')
       .trim()

@@ -4,38 +4,29 @@
  * each list both resolvers with offchain-svc's words for what they trust and the one set marked; an offchain parent
  * lists none; switching `l2.eth` to the proven resolver through the page changes its resolver on chain.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { getEnsAddress, getEnsResolver } from 'viem/actions';
 import { createOffchainClient, type OffchainClient, type ParentSetup } from '@nrp/client/offchain';
-import { startDevStackProcess, until, type DevStackFile, type DevStackProcess } from '@nrp/testkit';
-import { browserTestsCanRun, launchChromium } from '@nrp/testkit/src/browser';
-import { injectWallet, type TestWallet } from './browser-wallet';
+import { until, type DevStackFile } from '@nrp/testkit';
+import { browserTestsCanRun } from '@nrp/testkit/src/browser';
+import type { TestWallet } from './browser-wallet';
+import { openConsoleInBrowser, SCREENSHOTS, type ConsoleInBrowser } from './console-in-browser';
 import { expectText } from './page-text';
 
-const root = path.resolve(__dirname, '../../..');
 const browserAvailable = browserTestsCanRun('the console browser test of L2 resolvers');
 const describeInBrowser = browserAvailable ? describe : describe.skip;
-const screenshots =
-  process.env.CONSOLE_SCREENSHOTS === '1'
-    ? path.join(root, 'apps/console/docs')
-    : path.join(root, 'test-output/console');
 
 describeInBrowser('the resolver of an L2 parent in the console, against npm start', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'nrp-console-l2-'));
-  let devStack: DevStackProcess | undefined;
+  let browser: ConsoleInBrowser;
   let stack: DevStackFile;
-  let context: BrowserContext;
   let page: Page;
   let wallet: TestWallet;
+  let pageErrors: string[];
   let offchain: OffchainClient;
   let l1: PublicClient;
   let universalResolverAddress: Address;
-  /** The page's console errors and uncaught errors. */
-  const pageErrors: string[] = [];
 
   const card = (name: string) => page.locator(`#names-list li[data-name="${name}"]`);
   const option = (name: string, kind: string) =>
@@ -66,25 +57,11 @@ describeInBrowser('the resolver of an L2 parent in the console, against npm star
   }
 
   beforeAll(async () => {
-    devStack = await startDevStackProcess((ports) => ({ SIWE_DOMAINS: `localhost:${ports.CONSOLE_PORT}` }));
-    stack = devStack.stack;
+    browser = await openConsoleInBrowser();
+    ({ stack, page, wallet, pageErrors } = browser);
     offchain = createOffchainClient({ baseUrl: stack.services.offchain });
     l1 = createPublicClient({ transport: http(stack.chains.sepolia.rpcUrl) });
     universalResolverAddress = stack.contracts.universalResolver as Address;
-    mkdirSync(screenshots, { recursive: true });
-    context = await launchChromium(mkdtempSync(path.join(work, 'chromium-profile-')), {
-      width: 1000,
-      height: 800,
-    });
-    wallet = await injectWallet(context, stack);
-    page = await context.newPage();
-    page.on('console', (message) => {
-      // Chromium asks for a /favicon.ico the console does not have.
-      if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
-        pageErrors.push(message.text());
-      }
-    });
-    page.on('pageerror', (err) => pageErrors.push(err.message));
     await page.goto(stack.console);
     await page.getByRole('button', { name: 'Connect wallet' }).click();
     await page.getByRole('button', { name: 'Switch to Sepolia' }).click();
@@ -92,11 +69,7 @@ describeInBrowser('the resolver of an L2 parent in the console, against npm star
     await expectText(page.locator('#wallet-status'), `Signed in as ${wallet.address}`);
   }, 300_000);
 
-  afterAll(async () => {
-    await context?.close();
-    await devStack?.stop();
-    rmSync(work, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => browser?.close(), 60_000);
 
   it('lists both resolvers of each L2 parent in the setup endpoint’s words, the one set marked; none for an offchain parent', async () => {
     const { l2Parent, provenL2Parent } = stack.names;
@@ -136,7 +109,7 @@ describeInBrowser('the resolver of an L2 parent in the console, against npm star
     await check('offchain.eth');
     await expectText(card('offchain.eth'), 'Ready: its subnames resolve through this platform');
     expect(await card('offchain.eth').locator('li.resolver-option').count()).toBe(0);
-    await card(l2Parent).screenshot({ path: path.join(screenshots, '13-l2-resolvers.png') });
+    await card(l2Parent).screenshot({ path: path.join(SCREENSHOTS, '13-l2-resolvers.png') });
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
