@@ -129,7 +129,6 @@ export function createRateLimiter(
     legacyHeaders: false,
     store,
     keyGenerator: spec.key ?? clientIp,
-    ...(spec.skip ? { skip: spec.skip } : {}),
     handler: (req, _res, next) => {
       const info = countOf(req);
       next(
@@ -153,7 +152,13 @@ export function createRateLimiter(
       singleCount: false,
     },
   });
+  const { skip } = spec;
   return (req, res, next) => {
+    // A request the limit does not count skips the library too: its middleware costs microseconds even to skip.
+    if (skip?.(req)) {
+      next();
+      return;
+    }
     void count(req, res, (err?: unknown) => {
       const info = countOf(req);
       if (info) {
