@@ -172,7 +172,7 @@ describe('messages bound to one image', () => {
       .expect(401);
     expect(root.body.code).toBe('RESOURCE_MISMATCH');
     expect(await imageRows(h.db)).toEqual(rowsBefore);
-    // A URI of another site (the contract's layout) binds nothing: any name of its signer, once.
+    // A URI of another site (the contract's layout) binds nothing: each name of its signer, once.
     await request(app)
       .delete(path('wrapped.eth'))
       .send(await signed(`https://${DOMAIN}/profile`))

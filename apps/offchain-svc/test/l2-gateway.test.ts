@@ -37,7 +37,7 @@ import {
 
 const NAME = 'carol.l2.eth';
 const CACHE_MS = 2000;
-/** The verifier the setup offers a ProvenL2Resolver with (only stored by the resolver: any address will do). */
+/** The verifier the setup offers a ProvenL2Resolver with (only stored by the resolver: whatever address is given will do). */
 const VERIFIER = '0x00000000000000000000000000000000000000fe';
 
 describe('L2 gateway: records of L2Registry names, signed', () => {

@@ -594,7 +594,7 @@ async function deploymentCacheFile(provider: JsonRpcProvider, deployer: string):
   if (BigInt(info.currentBlockNumber) !== 0n) return undefined;
   const { hardFork, transactionOrder, environment, forkConfig } = info;
   deploymentInputs ??= JSON.stringify({
-    // This file's own text: any change to how it deploys makes a new key.
+    // This file's own text: every change to how it deploys makes a new key.
     fixture: readFileSync(__filename, 'utf8'),
     artifacts: [
       ensNpmArtifacts.ensRegistry,

@@ -94,7 +94,7 @@ export interface RefusalByDesign {
   code: string;
 }
 
-/** A refusal: any 4xx, or a 5xx problem the target lists as its deployment's answer by design. */
+/** A refusal: a 4xx of whatever kind, or a 5xx problem the target lists as its deployment's answer by design. */
 function isRefusal(answer: Answer, byDesign: readonly RefusalByDesign[] = []): boolean {
   if (answer.status >= 400 && answer.status < 500) return true;
   if (!byDesign.some(({ status }) => status === answer.status)) return false;
