@@ -11,6 +11,7 @@ import {
   getAddress,
   isAddress,
   isHex,
+  keccak256,
   parseAbi,
   size,
   slice,
@@ -165,10 +166,16 @@ function onlyServed(served: readonly string[]): (commit: RollupCommit<AbstractPr
 const ANSWER_CACHE_ENTRIES = 1000;
 
 /**
+ * Answers longer than this (hex characters, 32 KiB of proofs; one record's answer is about 5 KB) are answered but not
+ * kept, so the cache holds at most ANSWER_CACHE_ENTRIES x 64 KB, whatever requests ask for.
+ */
+const CACHED_ANSWER_MAX_CHARS = 64 * 1024;
+
+/**
  * A prover on the package's Gateway for its commitments (the latest polled every `commitPollMs`, with their
  * parents); requests are answered as the package's `proveRequest` handler does, without its ABI dispatcher (see
- * `parseL2ProofRequest`): at min(named, latest) commitment, one cached answer per commitment and request, and a
- * request whose program fails with a callback error answered with that error.
+ * `parseL2ProofRequest`): at min(named, latest) commitment, one cached answer per commitment and request (see
+ * CACHED_ANSWER_MAX_CHARS), and a request whose program fails with a callback error answered with that error.
  */
 export function createL2Prover(options: L2ProverOptions): L2Prover {
   const rollup = createL2ProofRollup(options);
@@ -183,7 +190,9 @@ function proverOn<R extends Rollup>(rollup: R, commitPollMs: number): L2Prover {
   return {
     async prove({ commitIndex, ops }) {
       const commit = await gateway.getRecentCommit(commitIndex);
-      return answers.cache(`${commit.index}:${ops}`, async () => {
+      // The request's hash, not its bytes: a key's size does not grow with the request.
+      const key = `${commit.index}:${keccak256(ops)}`;
+      const answer = await answers.cache(key, async () => {
         try {
           const state = await commit.prover.evalDecoded(ops);
           return rollup.encodeWitness(commit, await commit.prover.prove(state.needs)) as Hex;
@@ -192,6 +201,8 @@ function proverOn<R extends Rollup>(rollup: R, commitPollMs: number): L2Prover {
           throw err;
         }
       });
+      if (answer.length > CACHED_ANSWER_MAX_CHARS) answers.delete(key);
+      return answer;
     },
   };
 }
